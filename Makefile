@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# irn: a loss-tolerant software RoCEv2 RDMA device.
+#
+#   make            build rdma_irn.ko against KDIR
+#   make demo       install what is missing, build, and run the main job
+#   make check      run every test (KUnit and integration, under QEMU)
+#   make lint       checkpatch --strict, sparse and W=1
+#   make install    modules_install + depmod for KDIR's kernel
+#
+# KDIR defaults to the running kernel's build tree, or to Debian 12's 6.1
+# headers when the running kernel has none (as on a build host).
+
+KVER_RUNNING := $(shell uname -r)
+KDIR_DEBIAN := $(firstword $(wildcard /usr/src/linux-headers-6.1.*-amd64))
+ifneq ($(wildcard /lib/modules/$(KVER_RUNNING)/build/Makefile),)
+KDIR ?= /lib/modules/$(KVER_RUNNING)/build
+else
+KDIR ?= $(KDIR_DEBIAN)
+endif
+
+.PHONY: all module modules clean install lint deps check kunit integration demo help
+
+all: module
+
+module modules:
+	@test -n "$(KDIR)" || { echo "irn: no kernel build tree; run 'make deps' or set KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+clean:
+	@test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C tools clean
+
+install: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
+	depmod -a $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null || echo $(KVER_RUNNING))
+
+deps:
+	scripts/deps.sh
+
+lint:
+	scripts/lint.sh
+
+kunit:
+	scripts/check.sh --kunit-only
+
+integration:
+	scripts/check.sh --integration-only
+
+check:
+	scripts/check.sh
+
+demo:
+	scripts/demo.sh
+
+help:
+	@sed -n '3,13p' Makefile

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Port counters through the RDMA core's hw_counters interface.
+ *
+ * Counters are per-CPU u64s bumped without locks on the data path and summed
+ * when someone reads them.
+ */
+
+#include <rdma/ib_verbs.h>
+
+#include "irn_counters.h"
+#include "irn_dev.h"
+
+static const struct rdma_stat_desc irn_counter_descs[] = {
+	[IRN_CNT_RCVD_PKTS].name		= "rcvd_pkts",
+	[IRN_CNT_DROP_TRUNCATED].name		= "rcvd_drop_truncated",
+	[IRN_CNT_DROP_BAD_VERSION].name		= "rcvd_drop_bad_version",
+	[IRN_CNT_DROP_BAD_OPCODE].name		= "rcvd_drop_bad_opcode",
+	[IRN_CNT_DROP_BAD_LENGTH].name		= "rcvd_drop_bad_length",
+	[IRN_CNT_DROP_BAD_HEADER].name		= "rcvd_drop_bad_header",
+	[IRN_CNT_DROP_BAD_DGID].name		= "rcvd_drop_bad_dgid",
+	[IRN_CNT_DROP_BAD_ICRC].name		= "rcvd_drop_bad_icrc",
+	[IRN_CNT_DROP_UNKNOWN_QPN].name		= "rcvd_drop_unknown_qpn",
+};
+
+static_assert(ARRAY_SIZE(irn_counter_descs) == IRN_NUM_COUNTERS);
+
+/**
+ * irn_counter_read() - sum of a counter over all CPUs
+ * @c: the counters
+ * @idx: which one
+ *
+ * Context: any.
+ * Return: the sum.
+ */
+u64 irn_counter_read(struct irn_counters __percpu *c, enum irn_counter idx)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(c, cpu)->val[idx];
+	return sum;
+}
+
+/**
+ * irn_counters_alloc_port_stats() - ib_device_ops.alloc_hw_port_stats
+ * @ibdev: device
+ * @port_num: port, always 1
+ *
+ * Context: process context, may sleep.
+ * Return: a stats structure naming every irn counter, or NULL.
+ */
+struct rdma_hw_stats *irn_counters_alloc_port_stats(struct ib_device *ibdev,
+						    u32 port_num)
+{
+	return rdma_alloc_hw_stats_struct(irn_counter_descs,
+					  ARRAY_SIZE(irn_counter_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+/**
+ * irn_counters_get_hw_stats() - ib_device_ops.get_hw_stats
+ * @ibdev: device
+ * @stats: filled with the current sums
+ * @port_num: port, always 1
+ * @index: counter asked for; all are refreshed together
+ *
+ * Context: process context, may sleep.
+ * Return: the number of counters filled in.
+ */
+int irn_counters_get_hw_stats(struct ib_device *ibdev,
+			      struct rdma_hw_stats *stats, u32 port_num,
+			      int index)
+{
+	struct irn_dev *dev = to_irn_dev(ibdev);
+	int i;
+
+	for (i = 0; i < IRN_NUM_COUNTERS; i++)
+		stats->value[i] = irn_counter_read(dev->stats, i);
+	return IRN_NUM_COUNTERS;
+}

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Device lifetime.
+ *
+ * `rdma link add NAME type irn netdev DEV` reaches irn_newlink(), which
+ * creates and registers one RDMA device on an Ethernet netdev.  Devices go
+ * away by `rdma link delete`, when their netdev is unregistered, or at module
+ * unload; in every case the RDMA core calls irn_dealloc_driver() last.
+ *
+ * irn registers as RDMA_DRIVER_RXE so that rdma-core's rxe provider drives
+ * it, which means core lookups by driver id also find stock rxe devices:
+ * every lookup here checks that the device is really ours, and module unload
+ * walks irn's own device list instead of ib_unregister_driver(), which would
+ * take stock rxe's devices down too.
+ */
+
+#include <linux/if_arp.h>
+#include <linux/if_vlan.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <net/addrconf.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
+#include <uapi/rdma/ib_user_verbs.h>
+
+#include "irn_dev.h"
+#include "irn_device.h"
+#include "irn_verbs.h"
+
+/* rxe provider ABI: rdma-core accepts 1..2; 2 is what stock rxe reports. */
+#define IRN_UVERBS_ABI_VERSION	2
+
+/* All irn devices; taken by newlink, dealloc and module unload. */
+static DEFINE_MUTEX(irn_devices_lock);
+static LIST_HEAD(irn_devices);
+
+static void irn_dealloc_driver(struct ib_device *ibdev);
+
+static const struct ib_device_ops irn_dev_ops = {
+	.owner		= THIS_MODULE,
+	.driver_id	= RDMA_DRIVER_RXE,
+	.uverbs_abi_ver	= IRN_UVERBS_ABI_VERSION,
+	.dealloc_driver	= irn_dealloc_driver,
+};
+
+static bool is_irn_dev(const struct ib_device *ibdev)
+{
+	return ibdev->ops.dealloc_driver == irn_dealloc_driver;
+}
+
+/**
+ * irn_device_get_by_netdev() - the irn device bound to a netdev
+ * @ndev: netdev
+ *
+ * Context: any; safe in softirq.
+ * Return: the device with a registration reference held (drop it with
+ * irn_device_put()), or NULL if @ndev has no registered irn device.
+ */
+struct irn_dev *irn_device_get_by_netdev(struct net_device *ndev)
+{
+	struct ib_device *ibdev;
+
+	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	if (!ibdev)
+		return NULL;
+	if (!is_irn_dev(ibdev)) {
+		ib_device_put(ibdev);
+		return NULL;
+	}
+	return to_irn_dev(ibdev);
+}
+
+/**
+ * irn_device_put() - drop a reference from irn_device_get_by_netdev()
+ * @dev: device
+ *
+ * Context: any.
+ */
+void irn_device_put(struct irn_dev *dev)
+{
+	ib_device_put(&dev->ib_dev);
+}
+
+static int check_netdev(const char *name, struct net_device *ndev)
+{
+	struct irn_dev *other;
+	struct ib_device *ibdev;
+
+	if (is_vlan_dev(ndev)) {
+		pr_err("%s is a VLAN device; add irn on its real device %s instead\n",
+		       ndev->name, vlan_dev_real_dev(ndev)->name);
+		return -EPERM;
+	}
+	if (ndev->type != ARPHRD_ETHER) {
+		pr_err("%s is not an Ethernet device; irn needs one\n",
+		       ndev->name);
+		return -EINVAL;
+	}
+	other = irn_device_get_by_netdev(ndev);
+	if (other) {
+		pr_err("%s already has irn device %s; delete it first with 'rdma link delete %s'\n",
+		       ndev->name, dev_name(&other->ib_dev.dev),
+		       dev_name(&other->ib_dev.dev));
+		irn_device_put(other);
+		return -EEXIST;
+	}
+	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	if (ibdev) {
+		pr_err("an RDMA device named %s already exists; pick another name\n",
+		       name);
+		ib_device_put(ibdev);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+static void init_ib_device(struct irn_dev *dev)
+{
+	struct ib_device *ibdev = &dev->ib_dev;
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = num_possible_cpus();
+	ibdev->local_dma_lkey = 0;
+	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
+			    dev->ndev->dev_addr);
+	strscpy(ibdev->node_desc, "irn", sizeof(ibdev->node_desc));
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+	ib_set_device_ops(ibdev, &irn_dev_ops);
+	ib_set_device_ops(ibdev, &irn_verbs_ops);
+	irn_verbs_init_attr(dev);
+}
+
+/*
+ * rdma_link_ops.newlink.  Called under the RDMA core's link_ops lock (read),
+ * which module unload takes for writing, so no device is created while irn
+ * unloads.
+ */
+static int irn_newlink(const char *name, struct net_device *ndev)
+{
+	struct irn_dev *dev;
+	int err;
+
+	err = check_netdev(name, ndev);
+	if (err)
+		return err;
+
+	dev = ib_alloc_device(irn_dev, ib_dev);
+	if (!dev)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&dev->list);
+	dev->ndev = ndev;
+	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
+	dev->stats = alloc_percpu(struct irn_counters);
+	if (!dev->stats) {
+		err = -ENOMEM;
+		goto err_dealloc_device;
+	}
+	init_ib_device(dev);
+	dev->port_state = irn_port_state(dev);
+
+	err = ib_device_set_netdev(&dev->ib_dev, ndev, IRN_PORT);
+	if (err)
+		goto err_dealloc_device;
+
+	/* On the list before registering: dealloc takes it off either way. */
+	mutex_lock(&irn_devices_lock);
+	list_add_tail(&dev->list, &irn_devices);
+	mutex_unlock(&irn_devices_lock);
+
+	err = ib_register_device(&dev->ib_dev, name, NULL);
+	if (err) {
+		pr_err("registering %s on %s failed: %d\n", name, ndev->name,
+		       err);
+		goto err_dealloc_device;
+	}
+	ibdev_info(&dev->ib_dev, "added on %s\n", ndev->name);
+	return 0;
+
+err_dealloc_device:
+	/* Calls irn_dealloc_driver(), which undoes everything above. */
+	ib_dealloc_device(&dev->ib_dev);
+	return err;
+}
+
+/*
+ * ib_device_ops.dealloc_driver: the last thing the RDMA core does with a
+ * device, after unregistration or a failed registration.
+ */
+static void irn_dealloc_driver(struct ib_device *ibdev)
+{
+	struct irn_dev *dev = to_irn_dev(ibdev);
+
+	mutex_lock(&irn_devices_lock);
+	list_del_init(&dev->list);
+	mutex_unlock(&irn_devices_lock);
+	free_percpu(dev->stats);
+	netdev_put(dev->ndev, &dev->ndev_tracker);
+}
+
+static struct rdma_link_ops irn_link_ops = {
+	.type		= "irn",
+	.newlink	= irn_newlink,
+};
+
+static void port_state_changed(struct irn_dev *dev)
+{
+	enum ib_port_state state = irn_port_state(dev);
+	struct ib_event event = {
+		.device			= &dev->ib_dev,
+		.element.port_num	= IRN_PORT,
+	};
+
+	ASSERT_RTNL();
+	if (state == dev->port_state)
+		return;
+	dev->port_state = state;
+	event.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+						IB_EVENT_PORT_ERR;
+	ib_dispatch_event(&event);
+}
+
+static int irn_netdev_event(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct irn_dev *dev = irn_device_get_by_netdev(ndev);
+
+	if (!dev)
+		return NOTIFY_DONE;
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		ib_unregister_device_queued(&dev->ib_dev);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		port_state_changed(dev);
+		break;
+	case NETDEV_CHANGEMTU:
+		/* query_port derives the active MTU from the netdev. */
+		ibdev_dbg(&dev->ib_dev, "%s MTU now %u, active IB MTU %d\n",
+			  ndev->name, ndev->mtu,
+			  ib_mtu_enum_to_int(irn_mtu_from_netdev(ndev->mtu)));
+		break;
+	default:
+		break;
+	}
+	irn_device_put(dev);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block irn_netdev_notifier = {
+	.notifier_call = irn_netdev_event,
+};
+
+/**
+ * irn_device_init() - accept `rdma link add ... type irn`
+ *
+ * Context: module init.
+ * Return: 0 or a negative errno.
+ */
+int irn_device_init(void)
+{
+	int err;
+
+	err = register_netdevice_notifier(&irn_netdev_notifier);
+	if (err)
+		return err;
+	rdma_link_register(&irn_link_ops);
+	return 0;
+}
+
+/**
+ * irn_device_exit() - remove every irn device
+ *
+ * Context: module exit.
+ */
+void irn_device_exit(void)
+{
+	struct irn_dev *dev;
+
+	rdma_link_unregister(&irn_link_ops);
+	unregister_netdevice_notifier(&irn_netdev_notifier);
+
+	mutex_lock(&irn_devices_lock);
+	while ((dev = list_first_entry_or_null(&irn_devices, struct irn_dev,
+					       list))) {
+		list_del_init(&dev->list);
+		/* Keeps the memory alive if `rdma link delete` races us. */
+		get_device(&dev->ib_dev.dev);
+		mutex_unlock(&irn_devices_lock);
+		ib_unregister_device(&dev->ib_dev);
+		put_device(&dev->ib_dev.dev);
+		mutex_lock(&irn_devices_lock);
+	}
+	mutex_unlock(&irn_devices_lock);
+}

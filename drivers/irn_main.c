@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * irn: a loss-tolerant software RoCEv2 RDMA device.
+ *
+ * Module init and exit only; see Documentation/design.rst for the map.
+ */
+
+#include <linux/kconfig.h>
+#include <linux/module.h>
+#include <rdma/rdma_netlink.h>
+
+#include "irn_device.h"
+#include "irn_udp.h"
+
+#if !IS_ENABLED(CONFIG_INFINIBAND_VIRT_DMA)
+#error "irn needs CONFIG_INFINIBAND_VIRT_DMA"
+#endif
+#if !IS_ENABLED(CONFIG_NET_UDP_TUNNEL)
+#error "irn needs CONFIG_NET_UDP_TUNNEL"
+#endif
+
+static int __init irn_init(void)
+{
+	int err;
+
+	err = irn_udp_init();
+	if (err)
+		return err;
+	err = irn_device_init();
+	if (err)
+		goto err_udp_exit;
+	return 0;
+
+err_udp_exit:
+	irn_udp_exit();
+	return err;
+}
+
+static void __exit irn_exit(void)
+{
+	irn_device_exit();
+	irn_udp_exit();
+}
+
+/* Late, like rdma_rxe: the RDMA core and IPv6 are initialised by then. */
+late_initcall(irn_init);
+module_exit(irn_exit);
+
+MODULE_ALIAS_RDMA_LINK("irn");
+MODULE_AUTHOR("The irn authors");
+MODULE_DESCRIPTION("Loss-tolerant software RoCEv2 RDMA device (IRN)");
+MODULE_LICENSE("Dual BSD/GPL");

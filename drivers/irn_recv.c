@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Receive: everything that arrives on UDP port 4791 is hostile until proven
+ * otherwise.  Each check below either passes the packet on or drops it and
+ * bumps the counter that names the reason, so an operator can tell from
+ * `rdma statistic` what a peer or an attacker is sending.
+ *
+ * Order of the checks: lengths and BTH (cheap, no state), destination GID,
+ * ICRC (touches every byte), then the QP.
+ */
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
+
+#include "irn_counters.h"
+#include "irn_dev.h"
+#include "irn_hdr.h"
+#include "irn_icrc.h"
+#include "irn_recv.h"
+
+static const enum irn_counter verdict_counter[] = {
+	[IRN_RX_TRUNCATED]	= IRN_CNT_DROP_TRUNCATED,
+	[IRN_RX_BAD_VERSION]	= IRN_CNT_DROP_BAD_VERSION,
+	[IRN_RX_BAD_OPCODE]	= IRN_CNT_DROP_BAD_OPCODE,
+	[IRN_RX_BAD_LENGTH]	= IRN_CNT_DROP_BAD_LENGTH,
+};
+
+/* Network header checks the IP layer leaves to us: RoCEv2 has no options. */
+static bool ip_hdr_ok(const struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return ip_hdr(skb)->ihl == 5;
+	return skb->protocol == htons(ETH_P_IPV6) &&
+	       ipv6_hdr(skb)->nexthdr == IPPROTO_UDP;
+}
+
+/* The destination must be one of our GIDs, or a multicast group. */
+static bool dgid_ok(struct irn_dev *dev, const struct sk_buff *skb)
+{
+	const struct ib_gid_attr *attr;
+	union ib_gid dgid;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		if (ipv4_is_multicast(ip_hdr(skb)->daddr))
+			return true;
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)&dgid);
+	} else {
+		if (ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr))
+			return true;
+		memcpy(&dgid, &ipv6_hdr(skb)->daddr, sizeof(dgid));
+	}
+	attr = rdma_find_gid_by_port(&dev->ib_dev, &dgid,
+				     IB_GID_TYPE_ROCE_UDP_ENCAP, IRN_PORT,
+				     dev->ndev);
+	if (IS_ERR(attr))
+		return false;
+	rdma_put_gid_attr(attr);
+	return true;
+}
+
+/*
+ * Validate @skb, whose data starts at the UDP header.  On success the
+ * parsed headers are in irn_skb_pkt(skb), skb->data is at the BTH and the
+ * BTH and extended headers are linear.
+ */
+static enum irn_counter validate(struct irn_dev *dev, struct sk_buff *skb)
+{
+	struct irn_pkt *pkt = irn_skb_pkt(skb);
+	enum irn_rx_verdict verdict;
+	unsigned int hdr_len;
+
+	if (!ip_hdr_ok(skb))
+		return IRN_CNT_DROP_BAD_HEADER;
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + sizeof(struct irn_bth)))
+		return IRN_CNT_DROP_TRUNCATED;
+	/* UDP has checked its length field against the datagram. */
+	__skb_pull(skb, sizeof(struct udphdr));
+
+	hdr_len = irn_opcode_hdr_len(((struct irn_bth *)skb->data)->opcode);
+	if (hdr_len && !pskb_may_pull(skb, min(hdr_len, skb->len)))
+		return IRN_CNT_DROP_TRUNCATED;
+	verdict = irn_hdr_parse(pkt, skb->data, skb->len);
+	if (verdict != IRN_RX_OK)
+		return verdict_counter[verdict];
+
+	if (!dgid_ok(dev, skb))
+		return IRN_CNT_DROP_BAD_DGID;
+	if (!irn_icrc_valid(skb))
+		return IRN_CNT_DROP_BAD_ICRC;
+	return IRN_NUM_COUNTERS;
+}
+
+/**
+ * irn_recv() - take a RoCEv2 packet from the UDP tunnel
+ * @dev: device bound to the netdev the packet arrived on
+ * @skb: the packet, data at the UDP header; consumed
+ *
+ * Context: softirq, from the UDP encapsulation hook.
+ */
+void irn_recv(struct irn_dev *dev, struct sk_buff *skb)
+{
+	enum irn_counter drop;
+
+	irn_dev_count(dev, IRN_CNT_RCVD_PKTS);
+	drop = validate(dev, skb);
+	if (drop == IRN_NUM_COUNTERS) {
+		/* No QP can exist yet: queue pairs come with the datapath. */
+		drop = IRN_CNT_DROP_UNKNOWN_QPN;
+	}
+	irn_dev_count(dev, drop);
+	kfree_skb(skb);
+}

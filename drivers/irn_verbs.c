@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Verbs: device and port queries, user contexts, protection domains, and
+ * the table of ib_device_ops that ties the object files together.
+ *
+ * Attributes are honest: a limit is non-zero only once the object it counts
+ * can really be created.
+ */
+
+#include <linux/netdevice.h>
+#include <linux/sizes.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_mad.h>
+
+#include "irn_counters.h"
+#include "irn_cq.h"
+#include "irn_dev.h"
+#include "irn_queue.h"
+#include "irn_verbs.h"
+
+#define IRN_MAX_CQ		SZ_64K
+#define IRN_MAX_CQE		(SZ_64K - 1)
+#define IRN_MAX_PD		SZ_64K
+#define IRN_GID_TABLE_LEN	1024
+#define IRN_MAX_MSG_SZ		SZ_2G
+#define IRN_VENDOR_ID		0xffffff
+
+struct irn_ucontext {
+	struct ib_ucontext	ib_uctx;
+};
+
+struct irn_pd {
+	struct ib_pd		ib_pd;
+};
+
+/**
+ * irn_verbs_init_attr() - fill the device attributes
+ * @dev: device being created, not yet registered
+ *
+ * Context: process context.
+ */
+void irn_verbs_init_attr(struct irn_dev *dev)
+{
+	struct ib_device_attr *attr = &dev->attr;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = (u64)IRN_VERSION_MAJOR << 32 |
+		       IRN_VERSION_MINOR << 16 | IRN_VERSION_SUB;
+	attr->sys_image_guid = dev->ib_dev.node_guid;
+	attr->max_mr_size = ~0ULL;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->vendor_id = IRN_VENDOR_ID;
+	attr->max_cq = IRN_MAX_CQ;
+	attr->max_cqe = IRN_MAX_CQE;
+	attr->max_pd = IRN_MAX_PD;
+	attr->max_pkeys = 1;
+	attr->local_ca_ack_delay = 15;
+	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
+				 IB_DEVICE_SYS_IMAGE_GUID;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+}
+
+/**
+ * irn_mtu_from_netdev() - IB MTU usable on a netdev
+ * @ndev_mtu: the netdev's MTU
+ *
+ * Context: any.
+ * Return: the largest IB MTU whose packets fit, at least IB_MTU_256.
+ */
+enum ib_mtu irn_mtu_from_netdev(unsigned int ndev_mtu)
+{
+	enum ib_mtu mtu;
+
+	for (mtu = IB_MTU_4096; mtu > IB_MTU_256; mtu--)
+		if (ib_mtu_enum_to_int(mtu) + IRN_MTU_HEADROOM <= ndev_mtu)
+			break;
+	return mtu;
+}
+
+/**
+ * irn_port_state() - port state as the netdev implies it
+ * @dev: device
+ *
+ * Context: any.
+ * Return: IB_PORT_ACTIVE when the netdev is up with carrier, else
+ * IB_PORT_DOWN.
+ */
+enum ib_port_state irn_port_state(struct irn_dev *dev)
+{
+	if (netif_running(dev->ndev) && netif_carrier_ok(dev->ndev))
+		return IB_PORT_ACTIVE;
+	return IB_PORT_DOWN;
+}
+
+static int irn_query_device(struct ib_device *ibdev,
+			    struct ib_device_attr *attr,
+			    struct ib_udata *udata)
+{
+	if (udata->inlen || udata->outlen)
+		return -EINVAL;
+	*attr = to_irn_dev(ibdev)->attr;
+	return 0;
+}
+
+static int irn_query_port(struct ib_device *ibdev, u32 port_num,
+			  struct ib_port_attr *attr)
+{
+	struct irn_dev *dev = to_irn_dev(ibdev);
+	int err;
+
+	/* The RDMA core zeroed @attr. */
+	attr->state = irn_port_state(dev);
+	if (attr->state == IB_PORT_ACTIVE)
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	else if (netif_running(dev->ndev))
+		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;
+	else
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = irn_mtu_from_netdev(READ_ONCE(dev->ndev->mtu));
+	attr->gid_tbl_len = IRN_GID_TABLE_LEN;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->max_msg_sz = IRN_MAX_MSG_SZ;
+	attr->pkey_tbl_len = 1;
+	attr->max_vl_num = 1;
+	attr->subnet_timeout = 18;
+
+	err = ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
+			       &attr->active_width);
+	return err;
+}
+
+static int irn_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
+			  u16 *pkey)
+{
+	if (index)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static int irn_get_port_immutable(struct ib_device *ibdev, u32 port_num,
+				  struct ib_port_immutable *immutable)
+{
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->pkey_tbl_len = 1;
+	immutable->gid_tbl_len = IRN_GID_TABLE_LEN;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static enum rdma_link_layer irn_get_link_layer(struct ib_device *ibdev,
+					       u32 port_num)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+/* The rxe provider sends no request and expects no reply here. */
+static int irn_alloc_ucontext(struct ib_ucontext *ibuc,
+			      struct ib_udata *udata)
+{
+	return 0;
+}
+
+static void irn_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+static int irn_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static int irn_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	return 0;
+}
+
+/*
+ * Every op here follows the RDMA core's locking contract
+ * (Documentation/infiniband/core_locking.rst); each function says in its
+ * kernel-doc whether it may sleep.
+ */
+const struct ib_device_ops irn_verbs_ops = {
+	.alloc_hw_port_stats	= irn_counters_alloc_port_stats,
+	.alloc_pd		= irn_alloc_pd,
+	.alloc_ucontext		= irn_alloc_ucontext,
+	.create_cq		= irn_cq_create,
+	.dealloc_pd		= irn_dealloc_pd,
+	.dealloc_ucontext	= irn_dealloc_ucontext,
+	.destroy_cq		= irn_cq_destroy,
+	.get_hw_stats		= irn_counters_get_hw_stats,
+	.get_link_layer		= irn_get_link_layer,
+	.get_port_immutable	= irn_get_port_immutable,
+	.mmap			= irn_queue_mmap,
+	.mmap_free		= irn_queue_mmap_free,
+	.poll_cq		= irn_cq_poll,
+	.query_device		= irn_query_device,
+	.query_pkey		= irn_query_pkey,
+	.query_port		= irn_query_port,
+	.req_notify_cq		= irn_cq_req_notify,
+	.resize_cq		= irn_cq_resize,
+
+	INIT_RDMA_OBJ_SIZE(ib_cq, irn_cq, ib_cq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, irn_pd, ib_pd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, irn_ucontext, ib_uctx),
+};

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Port counters, shown by `rdma statistic show` and in
+ * /sys/class/infiniband/DEV/ports/1/hw_counters/.
+ */
+#ifndef _IRN_COUNTERS_H
+#define _IRN_COUNTERS_H
+
+#include <linux/percpu.h>
+
+struct ib_device;
+struct rdma_hw_stats;
+
+/*
+ * Keep in step with the names in irn_counters.c; Documentation/ops-guide.rst
+ * explains each one.
+ */
+enum irn_counter {
+	IRN_CNT_RCVD_PKTS,
+	IRN_CNT_DROP_TRUNCATED,
+	IRN_CNT_DROP_BAD_VERSION,
+	IRN_CNT_DROP_BAD_OPCODE,
+	IRN_CNT_DROP_BAD_LENGTH,
+	IRN_CNT_DROP_BAD_HEADER,
+	IRN_CNT_DROP_BAD_DGID,
+	IRN_CNT_DROP_BAD_ICRC,
+	IRN_CNT_DROP_UNKNOWN_QPN,
+	IRN_NUM_COUNTERS
+};
+
+struct irn_counters {
+	u64 val[IRN_NUM_COUNTERS];
+};
+
+static inline void irn_counter_inc(struct irn_counters __percpu *c,
+				   enum irn_counter idx)
+{
+	this_cpu_inc(c->val[idx]);
+}
+
+struct rdma_hw_stats *irn_counters_alloc_port_stats(struct ib_device *ibdev,
+						    u32 port_num);
+int irn_counters_get_hw_stats(struct ib_device *ibdev,
+			      struct rdma_hw_stats *stats, u32 port_num,
+			      int index);
+u64 irn_counter_read(struct irn_counters __percpu *c, enum irn_counter idx);
+
+#endif /* _IRN_COUNTERS_H */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The irn device object, shared by every layer above the wire format.
+ */
+#ifndef _IRN_DEV_H
+#define _IRN_DEV_H
+
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_verbs.h>
+
+#include "irn_counters.h"
+
+#define IRN_PORT	1
+
+/**
+ * struct irn_dev - one irn RDMA device, bound to one Ethernet netdev
+ * @ib_dev: the RDMA core's device; must stay first (ib_alloc_device)
+ * @attr: device attributes reported by query_device
+ * @ndev: the netdev, referenced for the device's whole life
+ * @ndev_tracker: tracks that reference
+ * @port_state: last port state reported to the RDMA core, so that events
+ *		are dispatched on changes only; written under RTNL
+ * @stats: per-CPU port counters
+ * @list: on the module's device list, protected by irn_devices_lock
+ */
+struct irn_dev {
+	struct ib_device	ib_dev;
+	struct ib_device_attr	attr;
+	struct net_device	*ndev;
+	netdevice_tracker	ndev_tracker;
+	enum ib_port_state	port_state;
+	struct irn_counters __percpu *stats;
+	struct list_head	list;
+};
+
+static inline struct irn_dev *to_irn_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct irn_dev, ib_dev);
+}
+
+static inline void irn_dev_count(struct irn_dev *dev, enum irn_counter idx)
+{
+	irn_counter_inc(dev->stats, idx);
+}
+
+#endif /* _IRN_DEV_H */

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * RoCEv2 transport headers: wire layouts, the opcode table and the parsed
+ * form of a received packet.
+ *
+ * Every field on the wire is big-endian and declared __be so that sparse
+ * catches a missing conversion.  Nothing here touches a device or a QP: this
+ * is the bottom layer of the driver and is tested on its own by KUnit.
+ */
+#ifndef _IRN_HDR_H
+#define _IRN_HDR_H
+
+#include <linux/types.h>
+#include <linux/build_bug.h>
+#include <rdma/ib_pack.h>
+#include <rdma/ib_verbs.h>
+
+/* Base Transport Header, 12 bytes. */
+struct irn_bth {
+	u8	opcode;
+	u8	flags;		/* SE:1 M:1 PadCnt:2 TVer:4 */
+	__be16	pkey;
+	__be32	qpn;		/* FECN:1 BECN:1 resv6:6 DestQP:24 */
+	__be32	apsn;		/* AckReq:1 resv7:7 PSN:24 */
+};
+
+#define IRN_BTH_SE		0x80
+#define IRN_BTH_MIG		0x40
+#define IRN_BTH_PAD_SHIFT	4
+#define IRN_BTH_PAD_MASK	0x30
+#define IRN_BTH_TVER_MASK	0x0f
+#define IRN_BTH_FECN		0x80000000U
+#define IRN_BTH_BECN		0x40000000U
+#define IRN_BTH_RESV8A_MASK	0xff000000U
+#define IRN_BTH_QPN_MASK	0x00ffffffU
+#define IRN_BTH_ACKREQ		0x80000000U
+#define IRN_BTH_PSN_MASK	0x00ffffffU
+
+/* Extended headers, in the order they appear on the wire. */
+struct irn_rdeth {
+	__be32	een;
+};
+
+struct irn_deth {
+	__be32	qkey;
+	__be32	sqp;		/* resv8:8 SrcQP:24 */
+};
+
+struct irn_reth {
+	__be64	va;
+	__be32	rkey;
+	__be32	len;
+} __packed;
+
+struct irn_atmeth {
+	__be64	va;
+	__be32	rkey;
+	__be64	swap_add;
+	__be64	compare;
+} __packed;
+
+struct irn_aeth {
+	__be32	smsn;		/* Syndrome:8 MSN:24 */
+};
+
+struct irn_atmack {
+	__be64	orig;
+} __packed;
+
+struct irn_immdt {
+	__be32	imm;
+};
+
+struct irn_ieth {
+	__be32	rkey;
+};
+
+#define IRN_ICRC_LEN	4
+
+/*
+ * Per-opcode flags.  The IRN_HDR_* bits name the extended headers present;
+ * their numeric order is their order on the wire, which is how
+ * irn_pkt_hdr_offset() finds them.
+ */
+enum irn_op_flags {
+	IRN_HDR_RDETH	= BIT(0),
+	IRN_HDR_DETH	= BIT(1),
+	IRN_HDR_RETH	= BIT(2),
+	IRN_HDR_ATMETH	= BIT(3),
+	IRN_HDR_AETH	= BIT(4),
+	IRN_HDR_ATMACK	= BIT(5),
+	IRN_HDR_IMMDT	= BIT(6),
+	IRN_HDR_IETH	= BIT(7),
+	IRN_HDR_ALL	= GENMASK(7, 0),
+
+	IRN_OP_PAYLOAD	= BIT(8),	/* carries (possibly empty) payload */
+	IRN_OP_REQ	= BIT(9),	/* requester to responder */
+	IRN_OP_RESP	= BIT(10),	/* responder to requester */
+	IRN_OP_FIRST	= BIT(11),
+	IRN_OP_MIDDLE	= BIT(12),
+	IRN_OP_LAST	= BIT(13),
+	IRN_OP_SEND	= BIT(14),
+	IRN_OP_WRITE	= BIT(15),
+	IRN_OP_READ	= BIT(16),
+	IRN_OP_ATOMIC	= BIT(17),
+	IRN_OP_ACK	= BIT(18),
+};
+
+#define IRN_OP_ONLY	(IRN_OP_FIRST | IRN_OP_LAST)
+
+/* Transport class of an opcode: bits 7:5 of the opcode byte. */
+enum irn_op_class {
+	IRN_CLASS_RC = IB_OPCODE_RC >> 5,
+	IRN_CLASS_UC = IB_OPCODE_UC >> 5,
+	IRN_CLASS_UD = IB_OPCODE_UD >> 5,
+};
+
+/**
+ * struct irn_pkt - a received packet after irn_hdr_parse()
+ * @flags: enum irn_op_flags of @opcode
+ * @opcode: BTH opcode
+ * @hdr_len: BTH plus extended headers, in bytes
+ * @pad: BTH pad count
+ * @bth_flags: BTH SE/M/pad/TVer byte
+ * @pkey: partition key
+ * @qpn: destination QP number
+ * @psn: packet sequence number
+ * @ack_req: BTH AckReq bit
+ * @becn: BTH BECN bit (congestion seen by the peer's receiver)
+ * @paylen: payload bytes, pad and ICRC excluded
+ *
+ * Kept in skb->cb, so it must fit in 48 bytes.
+ */
+struct irn_pkt {
+	u32	flags;
+	u8	opcode;
+	u8	hdr_len;
+	u8	pad;
+	u8	bth_flags;
+	u16	pkey;
+	bool	ack_req;
+	bool	becn;
+	u32	qpn;
+	u32	psn;
+	u32	paylen;
+};
+
+static inline struct irn_pkt *irn_skb_pkt(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct irn_pkt) > sizeof_field(struct sk_buff, cb));
+	return (struct irn_pkt *)skb->cb;
+}
+
+/**
+ * enum irn_rx_verdict - what header validation decided about a packet
+ * @IRN_RX_OK: headers are well formed
+ * @IRN_RX_TRUNCATED: shorter than its opcode's headers, pad and ICRC
+ * @IRN_RX_BAD_VERSION: BTH transport version is not 0
+ * @IRN_RX_BAD_OPCODE: opcode that RoCEv2 does not define or irn does not speak
+ * @IRN_RX_BAD_LENGTH: payload length impossible for the opcode
+ */
+enum irn_rx_verdict {
+	IRN_RX_OK,
+	IRN_RX_TRUNCATED,
+	IRN_RX_BAD_VERSION,
+	IRN_RX_BAD_OPCODE,
+	IRN_RX_BAD_LENGTH,
+};
+
+/**
+ * struct irn_bth_fields - the BTH in host order, for building packets
+ */
+struct irn_bth_fields {
+	u8	opcode;
+	bool	se;
+	bool	mig;
+	u8	pad;
+	u8	tver;
+	u16	pkey;
+	bool	fecn;
+	bool	becn;
+	u32	qpn;
+	bool	ack_req;
+	u32	psn;
+};
+
+void irn_bth_encode(struct irn_bth *bth, const struct irn_bth_fields *f);
+void irn_bth_decode(const struct irn_bth *bth, struct irn_bth_fields *f);
+
+u32 irn_opcode_flags(u8 opcode);
+const char *irn_opcode_name(u8 opcode);
+unsigned int irn_opcode_hdr_len(u8 opcode);
+
+enum irn_rx_verdict irn_hdr_parse(struct irn_pkt *pkt, const void *bth,
+				  unsigned int len);
+
+unsigned int irn_pkt_hdr_offset(const struct irn_pkt *pkt, u32 hdr);
+
+#endif /* _IRN_HDR_H */

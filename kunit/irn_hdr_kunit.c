@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * BTH encode/decode and header validation.
+ */
+
+#include <kunit/test.h>
+
+#include "irn_hdr.h"
+#include "irn_kunit.h"
+
+static const struct irn_bth_fields bth_cases[] = {
+	{ .opcode = IB_OPCODE_RC_SEND_ONLY, .pkey = 0xffff, .qpn = 0x11,
+	  .psn = 0x123456, .ack_req = true },
+	{ .opcode = IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE, .se = true,
+	  .mig = true, .pad = 3, .pkey = 0x8001, .qpn = 0xffffff,
+	  .psn = 0xffffff, .fecn = true, .becn = true },
+	{ .opcode = IB_OPCODE_RC_ACKNOWLEDGE, .qpn = 0, .psn = 0 },
+	{ .opcode = 0xff, .tver = 0xf, .pad = 1, .qpn = 0x800000,
+	  .psn = 0x800000 },
+};
+
+static void bth_case_desc(const struct irn_bth_fields *f, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "opcode_%#x_qpn_%#x", f->opcode,
+		 f->qpn);
+}
+
+KUNIT_ARRAY_PARAM(bth, bth_cases, bth_case_desc);
+
+static void irn_test_bth_round_trip(struct kunit *test)
+{
+	const struct irn_bth_fields *in = test->param_value;
+	struct irn_bth_fields out;
+	struct irn_bth bth;
+
+	irn_bth_encode(&bth, in);
+	irn_bth_decode(&bth, &out);
+	KUNIT_EXPECT_EQ(test, out.opcode, in->opcode);
+	KUNIT_EXPECT_EQ(test, out.se, in->se);
+	KUNIT_EXPECT_EQ(test, out.mig, in->mig);
+	KUNIT_EXPECT_EQ(test, out.pad, in->pad);
+	KUNIT_EXPECT_EQ(test, out.tver, in->tver);
+	KUNIT_EXPECT_EQ(test, out.pkey, in->pkey);
+	KUNIT_EXPECT_EQ(test, out.fecn, in->fecn);
+	KUNIT_EXPECT_EQ(test, out.becn, in->becn);
+	KUNIT_EXPECT_EQ(test, out.qpn, in->qpn);
+	KUNIT_EXPECT_EQ(test, out.ack_req, in->ack_req);
+	KUNIT_EXPECT_EQ(test, out.psn, in->psn);
+}
+
+/* The layout on the wire, byte by byte (IBTA 9.2, figure 87). */
+static void irn_test_bth_wire_layout(struct kunit *test)
+{
+	const struct irn_bth_fields f = {
+		.opcode = 0x0a, .se = true, .pad = 2, .pkey = 0xabcd,
+		.becn = true, .qpn = 0x123456, .ack_req = true,
+		.psn = 0x654321,
+	};
+	const u8 want[] = { 0x0a, 0xa0, 0xab, 0xcd, 0x40, 0x12, 0x34, 0x56,
+			    0x80, 0x65, 0x43, 0x21 };
+	struct irn_bth bth;
+
+	irn_bth_encode(&bth, &f);
+	KUNIT_EXPECT_EQ(test, memcmp(&bth, want, sizeof(want)), 0);
+}
+
+/* Encoding truncates oversized values to their field instead of leaking. */
+static void irn_test_bth_encode_truncates(struct kunit *test)
+{
+	const struct irn_bth_fields f = {
+		.opcode = IB_OPCODE_RC_SEND_ONLY, .pad = 7, .tver = 0x1f,
+		.qpn = 0x1ffffff, .psn = 0x1000001,
+	};
+	struct irn_bth_fields out;
+	struct irn_bth bth;
+
+	irn_bth_encode(&bth, &f);
+	irn_bth_decode(&bth, &out);
+	KUNIT_EXPECT_EQ(test, out.pad, 3);
+	KUNIT_EXPECT_EQ(test, out.tver, 0xf);
+	KUNIT_EXPECT_EQ(test, out.qpn, 0xffffffU);
+	KUNIT_EXPECT_EQ(test, out.psn, 1U);
+	KUNIT_EXPECT_FALSE(test, out.fecn);
+	KUNIT_EXPECT_FALSE(test, out.ack_req);
+}
+
+struct parse_case {
+	const char		*name;
+	u8			opcode;
+	u8			tver;
+	u8			pad;
+	unsigned int		len;	/* BTH to end of ICRC */
+	enum irn_rx_verdict	verdict;
+	u32			paylen;
+};
+
+static const struct parse_case parse_cases[] = {
+	{ "send_only_empty", IB_OPCODE_RC_SEND_ONLY, 0, 0, 16, IRN_RX_OK, 0 },
+	{ "send_only_100", IB_OPCODE_RC_SEND_ONLY, 0, 0, 116, IRN_RX_OK, 100 },
+	{ "send_last_padded", IB_OPCODE_RC_SEND_LAST, 0, 3, 116, IRN_RX_OK,
+	  97 },
+	{ "write_only_reth", IB_OPCODE_RC_RDMA_WRITE_ONLY, 0, 0, 32 + 64,
+	  IRN_RX_OK, 64 },
+	{ "read_request", IB_OPCODE_RC_RDMA_READ_REQUEST, 0, 0, 32, IRN_RX_OK,
+	  0 },
+	{ "atomic_ack", IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, 0, 0, 12 + 4 + 8 + 4,
+	  IRN_RX_OK, 0 },
+	{ "cmp_swap", IB_OPCODE_RC_COMPARE_SWAP, 0, 0, 12 + 28 + 4, IRN_RX_OK,
+	  0 },
+	{ "ud_send_imm", IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE, 0, 0,
+	  12 + 8 + 4 + 40 + 4, IRN_RX_OK, 40 },
+	{ "send_first_full_mtu", IB_OPCODE_UC_SEND_FIRST, 0, 0, 12 + 1024 + 4,
+	  IRN_RX_OK, 1024 },
+	{ "shorter_than_bth", IB_OPCODE_RC_SEND_ONLY, 0, 0, 11,
+	  IRN_RX_TRUNCATED },
+	{ "bth_without_icrc", IB_OPCODE_RC_SEND_ONLY, 0, 0, 12,
+	  IRN_RX_TRUNCATED },
+	{ "reth_cut_short", IB_OPCODE_RC_RDMA_WRITE_ONLY, 0, 0, 12 + 8 + 4,
+	  IRN_RX_TRUNCATED },
+	{ "atmeth_cut_short", IB_OPCODE_RC_FETCH_ADD, 0, 0, 12 + 27 + 4,
+	  IRN_RX_TRUNCATED },
+	{ "pad_beyond_packet", IB_OPCODE_RC_SEND_LAST, 0, 3, 18,
+	  IRN_RX_TRUNCATED },
+	{ "version_1", IB_OPCODE_RC_SEND_ONLY, 1, 0, 16, IRN_RX_BAD_VERSION },
+	{ "version_15", IB_OPCODE_RC_ACKNOWLEDGE, 15, 0, 20,
+	  IRN_RX_BAD_VERSION },
+	{ "opcode_rc_0x15", 0x15, 0, 0, 16, IRN_RX_BAD_OPCODE },
+	{ "opcode_0x1f", 0x1f, 0, 0, 16, IRN_RX_BAD_OPCODE },
+	{ "opcode_uc_read", IB_OPCODE_UC | IB_OPCODE_RDMA_READ_REQUEST, 0, 0,
+	  32, IRN_RX_BAD_OPCODE },
+	{ "opcode_rd_send", 0x44, 0, 0, 24, IRN_RX_BAD_OPCODE },
+	{ "opcode_ud_write", IB_OPCODE_UD | IB_OPCODE_RDMA_WRITE_ONLY, 0, 0,
+	  40, IRN_RX_BAD_OPCODE },
+	{ "opcode_0xff", 0xff, 0, 0, 16, IRN_RX_BAD_OPCODE },
+	{ "ack_with_payload", IB_OPCODE_RC_ACKNOWLEDGE, 0, 0, 12 + 4 + 4 + 4,
+	  IRN_RX_BAD_LENGTH },
+	{ "read_request_with_pad", IB_OPCODE_RC_RDMA_READ_REQUEST, 0, 1, 33,
+	  IRN_RX_BAD_LENGTH },
+	{ "middle_padded", IB_OPCODE_RC_SEND_MIDDLE, 0, 2, 12 + 1026 + 4,
+	  IRN_RX_BAD_LENGTH },
+	{ "middle_tiny", IB_OPCODE_RC_RDMA_WRITE_MIDDLE, 0, 0, 12 + 8 + 4,
+	  IRN_RX_BAD_LENGTH },
+	{ "first_unaligned", IB_OPCODE_RC_SEND_FIRST, 0, 0, 12 + 1023 + 4,
+	  IRN_RX_BAD_LENGTH },
+};
+
+static void parse_case_desc(const struct parse_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(parse, parse_cases, parse_case_desc);
+
+static void irn_test_hdr_parse(struct kunit *test)
+{
+	const struct parse_case *c = test->param_value;
+	struct irn_bth_fields f = {
+		.opcode = c->opcode, .tver = c->tver, .pad = c->pad,
+		.qpn = 0x4242, .psn = 0x777, .pkey = 0xffff,
+	};
+	struct irn_pkt pkt = {};
+	u8 *buf;
+
+	buf = kunit_kzalloc(test, max(c->len, 12U), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	irn_bth_encode((struct irn_bth *)buf, &f);
+
+	KUNIT_EXPECT_EQ(test, irn_hdr_parse(&pkt, buf, c->len), c->verdict);
+	if (c->verdict != IRN_RX_OK)
+		return;
+	KUNIT_EXPECT_EQ(test, pkt.opcode, c->opcode);
+	KUNIT_EXPECT_EQ(test, pkt.paylen, c->paylen);
+	KUNIT_EXPECT_EQ(test, pkt.hdr_len + pkt.paylen + pkt.pad + 4, c->len);
+	KUNIT_EXPECT_EQ(test, pkt.qpn, 0x4242U);
+	KUNIT_EXPECT_EQ(test, pkt.psn, 0x777U);
+	KUNIT_EXPECT_EQ(test, pkt.flags, irn_opcode_flags(c->opcode));
+}
+
+/* Extended headers are found where IBTA puts them, whatever else is there. */
+static void irn_test_hdr_offsets(struct kunit *test)
+{
+	struct irn_pkt pkt = {};
+
+	pkt.flags = irn_opcode_flags(IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE);
+	KUNIT_EXPECT_EQ(test, irn_pkt_hdr_offset(&pkt, IRN_HDR_RETH), 12U);
+	KUNIT_EXPECT_EQ(test, irn_pkt_hdr_offset(&pkt, IRN_HDR_IMMDT), 28U);
+
+	pkt.flags = irn_opcode_flags(IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE);
+	KUNIT_EXPECT_EQ(test, irn_pkt_hdr_offset(&pkt, IRN_HDR_AETH), 12U);
+	KUNIT_EXPECT_EQ(test, irn_pkt_hdr_offset(&pkt, IRN_HDR_ATMACK), 16U);
+
+	pkt.flags = irn_opcode_flags(IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE);
+	KUNIT_EXPECT_EQ(test, irn_pkt_hdr_offset(&pkt, IRN_HDR_DETH), 12U);
+	KUNIT_EXPECT_EQ(test, irn_pkt_hdr_offset(&pkt, IRN_HDR_IMMDT), 20U);
+
+	pkt.flags = irn_opcode_flags(IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE);
+	KUNIT_EXPECT_EQ(test, irn_pkt_hdr_offset(&pkt, IRN_HDR_IETH), 12U);
+
+	KUNIT_EXPECT_EQ(test,
+			irn_opcode_hdr_len(IB_OPCODE_RC_COMPARE_SWAP), 40U);
+	KUNIT_EXPECT_EQ(test,
+			irn_opcode_hdr_len(IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE),
+			12U);
+	KUNIT_EXPECT_EQ(test, irn_opcode_hdr_len(0x15), 0U);
+}
+
+/* Every opcode is either unknown or a request xor a response. */
+static void irn_test_opcode_table_sane(struct kunit *test)
+{
+	unsigned int op;
+
+	for (op = 0; op < 256; op++) {
+		u32 flags = irn_opcode_flags(op);
+
+		if (!flags)
+			continue;
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      !!(flags & IRN_OP_REQ) !=
+				      !!(flags & IRN_OP_RESP),
+				      "opcode %#x", op);
+		KUNIT_EXPECT_TRUE_MSG(test, flags & (IRN_OP_FIRST |
+						     IRN_OP_MIDDLE |
+						     IRN_OP_LAST),
+				      "opcode %#x has no position", op);
+	}
+}
+
+static struct kunit_case irn_hdr_cases[] = {
+	KUNIT_CASE_PARAM(irn_test_bth_round_trip, bth_gen_params),
+	KUNIT_CASE(irn_test_bth_wire_layout),
+	KUNIT_CASE(irn_test_bth_encode_truncates),
+	KUNIT_CASE_PARAM(irn_test_hdr_parse, parse_gen_params),
+	KUNIT_CASE(irn_test_hdr_offsets),
+	KUNIT_CASE(irn_test_opcode_table_sane),
+	{}
+};
+
+struct kunit_suite irn_hdr_suite = {
+	.name = "irn_hdr",
+	.test_cases = irn_hdr_cases,
+};

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * KUnit suites of irn, collected into one test module by irn_kunit_main.c.
+ */
+#ifndef _IRN_KUNIT_H
+#define _IRN_KUNIT_H
+
+#include <kunit/test.h>
+
+extern struct kunit_suite irn_psn_suite;
+extern struct kunit_suite irn_hdr_suite;
+extern struct kunit_suite irn_icrc_suite;
+
+#endif /* _IRN_KUNIT_H */
