@@ -19,7 +19,11 @@ else
 KDIR ?= $(KDIR_DEBIAN)
 endif
 
-.PHONY: all module modules clean install lint deps check kunit integration demo help
+.PHONY: all module modules clean install dkms-install lint deps check kunit \
+	integration demo help
+
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+DKMS_SRC := /usr/src/irn-$(DKMS_VERSION)
 
 all: module
 
@@ -29,11 +33,20 @@ module modules:
 
 clean:
 	@test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	$(MAKE) -C tools clean
+	@test ! -f tools/Makefile || $(MAKE) -C tools clean
 
 install: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
 	depmod -a $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null || echo $(KVER_RUNNING))
+
+# Installs the sources for DKMS, which then builds and installs the module
+# for every installed kernel with headers, and again on kernel upgrades.
+dkms-install:
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	cp -r Kbuild dkms.conf drivers include kunit $(DKMS_SRC)/
+	dkms add -m irn -v $(DKMS_VERSION) || true
+	dkms install -m irn -v $(DKMS_VERSION)
 
 deps:
 	scripts/deps.sh

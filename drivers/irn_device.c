@@ -133,10 +133,15 @@ static void init_ib_device(struct irn_dev *dev)
 	irn_verbs_init_attr(dev);
 }
 
-/*
- * rdma_link_ops.newlink.  Called under the RDMA core's link_ops lock (read),
- * which module unload takes for writing, so no device is created while irn
- * unloads.
+/**
+ * irn_newlink() - rdma_link_ops.newlink: `rdma link add NAME type irn`
+ * @name: RDMA device name asked for
+ * @ndev: Ethernet netdev to bind to
+ *
+ * Context: process context, may sleep.  Called under the RDMA core's
+ * link_ops lock (read), which module unload takes for writing, so no device
+ * is created while irn unloads.
+ * Return: 0 or a negative errno, with the reason in the kernel log.
  */
 static int irn_newlink(const char *name, struct net_device *ndev)
 {
@@ -185,9 +190,14 @@ err_dealloc_device:
 	return err;
 }
 
-/*
- * ib_device_ops.dealloc_driver: the last thing the RDMA core does with a
- * device, after unregistration or a failed registration.
+/**
+ * irn_dealloc_driver() - ib_device_ops.dealloc_driver
+ * @ibdev: device
+ *
+ * The last thing the RDMA core does with a device, after unregistration or
+ * a failed registration; the memory is freed by the core afterwards.
+ *
+ * Context: process context, may sleep.
  */
 static void irn_dealloc_driver(struct ib_device *ibdev)
 {
@@ -205,6 +215,7 @@ static struct rdma_link_ops irn_link_ops = {
 	.newlink	= irn_newlink,
 };
 
+/* Must hold RTNL: serialises writers of dev->port_state. */
 static void port_state_changed(struct irn_dev *dev)
 {
 	enum ib_port_state state = irn_port_state(dev);
@@ -222,6 +233,15 @@ static void port_state_changed(struct irn_dev *dev)
 	ib_dispatch_event(&event);
 }
 
+/**
+ * irn_netdev_event() - netdev notifier
+ * @nb: irn_netdev_notifier
+ * @event: NETDEV_*
+ * @ptr: notifier info naming the netdev
+ *
+ * Context: process context, RTNL held.
+ * Return: NOTIFY_OK for irn's netdevs, NOTIFY_DONE for others.
+ */
 static int irn_netdev_event(struct notifier_block *nb, unsigned long event,
 			    void *ptr)
 {

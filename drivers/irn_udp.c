@@ -21,6 +21,14 @@
 static struct socket *irn_sock4;
 static struct socket *irn_sock6;
 
+/**
+ * irn_udp_encap_recv() - UDP encapsulation hook for port 4791
+ * @sk: irn's IPv4 or IPv6 socket
+ * @skb: datagram, data at the UDP header; always consumed
+ *
+ * Context: softirq, under rcu_read_lock().
+ * Return: 0 (consumed).
+ */
 static int irn_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct net_device *ndev = skb->dev;

@@ -93,6 +93,15 @@ enum ib_port_state irn_port_state(struct irn_dev *dev)
 	return IB_PORT_DOWN;
 }
 
+/**
+ * irn_query_device() - ib_device_ops.query_device
+ * @ibdev: device
+ * @attr: filled with the device attributes
+ * @udata: must carry no provider data (the rxe provider sends none)
+ *
+ * Context: process context.
+ * Return: 0, or -EINVAL for unexpected provider data.
+ */
 static int irn_query_device(struct ib_device *ibdev,
 			    struct ib_device_attr *attr,
 			    struct ib_udata *udata)
@@ -103,6 +112,15 @@ static int irn_query_device(struct ib_device *ibdev,
 	return 0;
 }
 
+/**
+ * irn_query_port() - ib_device_ops.query_port
+ * @ibdev: device
+ * @port_num: always 1
+ * @attr: zeroed by the RDMA core, filled here from the netdev's state
+ *
+ * Context: process context, may sleep (the link speed query takes RTNL).
+ * Return: 0 or a negative errno.
+ */
 static int irn_query_port(struct ib_device *ibdev, u32 port_num,
 			  struct ib_port_attr *attr)
 {
@@ -131,6 +149,16 @@ static int irn_query_port(struct ib_device *ibdev, u32 port_num,
 	return err;
 }
 
+/**
+ * irn_query_pkey() - ib_device_ops.query_pkey
+ * @ibdev: device
+ * @port_num: always 1
+ * @index: P_Key table index; the table holds the default P_Key only
+ * @pkey: filled with the P_Key
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL for an index past the table.
+ */
 static int irn_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
 			  u16 *pkey)
 {
@@ -140,6 +168,15 @@ static int irn_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
 	return 0;
 }
 
+/**
+ * irn_get_port_immutable() - ib_device_ops.get_port_immutable
+ * @ibdev: device
+ * @port_num: always 1
+ * @immutable: filled with the port's fixed properties: RoCEv2
+ *
+ * Context: process context, during registration.
+ * Return: 0.
+ */
 static int irn_get_port_immutable(struct ib_device *ibdev, u32 port_num,
 				  struct ib_port_immutable *immutable)
 {
@@ -150,28 +187,65 @@ static int irn_get_port_immutable(struct ib_device *ibdev, u32 port_num,
 	return 0;
 }
 
+/**
+ * irn_get_link_layer() - ib_device_ops.get_link_layer
+ * @ibdev: device
+ * @port_num: always 1
+ *
+ * Context: any.
+ * Return: IB_LINK_LAYER_ETHERNET.
+ */
 static enum rdma_link_layer irn_get_link_layer(struct ib_device *ibdev,
 					       u32 port_num)
 {
 	return IB_LINK_LAYER_ETHERNET;
 }
 
-/* The rxe provider sends no request and expects no reply here. */
+/**
+ * irn_alloc_ucontext() - ib_device_ops.alloc_ucontext
+ * @ibuc: context allocated by the RDMA core
+ * @udata: the rxe provider sends no request and expects no reply
+ *
+ * Context: process context, may sleep.
+ * Return: 0.
+ */
 static int irn_alloc_ucontext(struct ib_ucontext *ibuc,
 			      struct ib_udata *udata)
 {
 	return 0;
 }
 
+/**
+ * irn_dealloc_ucontext() - ib_device_ops.dealloc_ucontext
+ * @ibuc: context; its mappings were removed by the RDMA core
+ *
+ * Context: process context, may sleep.
+ */
 static void irn_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/**
+ * irn_alloc_pd() - ib_device_ops.alloc_pd
+ * @ibpd: PD allocated by the RDMA core
+ * @udata: user data, or NULL for a kernel consumer; no payload either way
+ *
+ * Context: process context, may sleep.
+ * Return: 0.
+ */
 static int irn_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	return 0;
 }
 
+/**
+ * irn_dealloc_pd() - ib_device_ops.dealloc_pd
+ * @ibpd: PD; the RDMA core guarantees nothing uses it any more
+ * @udata: unused
+ *
+ * Context: process context, may sleep.
+ * Return: 0.
+ */
 static int irn_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	return 0;
