@@ -136,3 +136,4 @@ void irn_icrc_fill(struct sk_buff *skb)
 	put_unaligned_le32(irn_icrc_compute(skb),
 			   skb_tail_pointer(skb) - IRN_ICRC_LEN);
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_icrc_fill);

@@ -168,7 +168,18 @@ enum irn_rx_verdict {
 };
 
 /**
- * struct irn_bth_fields - the BTH in host order, for building packets
+ * struct irn_bth_fields - the BTH in host order
+ * @opcode: operation and transport class
+ * @se: solicited event
+ * @mig: migration state
+ * @pad: pad bytes after the payload, 0..3
+ * @tver: transport header version, 0
+ * @pkey: partition key
+ * @fecn: forward congestion notification
+ * @becn: backward congestion notification
+ * @qpn: destination QP, 24 bits
+ * @ack_req: acknowledgement requested
+ * @psn: packet sequence number, 24 bits
  */
 struct irn_bth_fields {
 	u8	opcode;
