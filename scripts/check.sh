@@ -1,0 +1,246 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: deps -> test kernel -> module builds -> KUnit -> integration.
+#
+#   scripts/check.sh [--kunit-only | --integration-only] [GLOB]
+#
+# Integration tests are the scripts/tests/*.sh with a "# irn-test:" header.
+# GLOB selects integration tests by name (scripts/tests/NAME.sh); a GLOB
+# starting with "kunit" selects KUnit result names instead (KUnit still
+# runs whole). Prints "PASS|FAIL|SKIP name" per test as it finishes and
+# ends with "N passed, N failed, N skipped". Exit status 1 on any failure.
+# Logs: $IRN_RESULTS/<timestamp>/ (IRN_RESULTS defaults to /tmp/irn-results).
+set -euo pipefail
+
+IRN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib/common.sh
+source "$IRN_ROOT/scripts/lib/common.sh"
+# shellcheck source=scripts/lib/build.sh
+source "$IRN_ROOT/scripts/lib/build.sh"
+
+NPASS=0 NFAIL=0 NSKIP=0
+DO_KUNIT=1 DO_INTEG=1 FILTER=
+TESTS_DIR=${IRN_TESTS_DIR:-$IRN_ROOT/scripts/tests}
+
+usage() {
+	sed -n '4,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	exit "${1:-0}"
+}
+
+# result VERDICT NAME [DETAIL]
+result() {
+	local v=$1 n=$2
+	shift 2
+	case $v in
+	PASS) NPASS=$((NPASS + 1)) ;;
+	SKIP) NSKIP=$((NSKIP + 1)) ;;
+	*) v=FAIL; NFAIL=$((NFAIL + 1)) ;;
+	esac
+	printf '%s %s%s\n' "$v" "$n" "${1:+ ($*)}"
+}
+
+# Print the last lines of a file, indented, below a FAIL line.
+show_tail() {
+	local f=$1 n=${2:-30}
+	[[ -s $f ]] || return 0
+	printf '    --- last %s lines of %s\n' "$n" "$f"
+	tail -n "$n" "$f" | sed 's/^/    | /'
+}
+
+matches_filter() {
+	[[ -z $FILTER ]] && return 0
+	# shellcheck disable=SC2053
+	[[ $1 == $FILTER ]]
+}
+
+step_deps() {
+	"$IRN_ROOT/scripts/deps.sh" --check 2>/dev/null || "$IRN_ROOT/scripts/deps.sh"
+}
+
+# ---- KUnit ---------------------------------------------------------------
+
+kunit_results() {
+	local file=$1 line name
+	while IFS= read -r line; do
+		name=${line#* }
+		name=${name%% (*}
+		matches_filter "$name" || [[ $FILTER != kunit* ]] || continue
+		result "${line%% *}" "$name" "$(sed -n 's/^[^(]*(\(.*\))$/\1/p' <<<"$line")"
+	done < <("$IRN_ROOT/scripts/ktap.sh" "$file" || true)
+}
+
+run_kunit() {
+	local kdir id bdir mods vmrc=0 dir t0
+	t0=$(irn_now)
+	kdir=$(irn_kunit_kdir) || { result FAIL build:kunit-kernel "see $IRN_CACHE/kernel/*.log"; return; }
+	id=$(irn_kunit_build_id)
+	if ! bdir=$(irn_build_modules "$kdir" "$id"); then
+		result FAIL build:kunit-module "compiler output above"
+		return
+	fi
+	if [[ ! -f $bdir/irn_kunit.ko ]]; then
+		result FAIL build:kunit-module "irn_kunit.ko was not built: Kbuild must put it in obj-m when CONFIG_KUNIT is set (obj-$(CONFIG_KUNIT) is built-in with KUNIT=y)"
+		return
+	fi
+	mods=$bdir/rdma_irn.ko:$bdir/irn_kunit.ko
+	"$IRN_ROOT/scripts/vm.sh" --kernel kunit --name kunit --run-dir "$RUN" \
+		--timeout "${IRN_KUNIT_TIMEOUT:-600}" --modules "$mods" \
+		--env "IRN_KUNIT_MODULES=rdma_irn irn_kunit" \
+		"$IRN_ROOT/scripts/guest/kunit.sh" || vmrc=$?
+	dir=$RUN/kunit/guest-a
+	if [[ -f $dir/out/kunit-dmesg.txt ]]; then
+		kunit_results "$dir/out/kunit-dmesg.txt"
+	else
+		kunit_results "$dir/console.log"
+	fi
+	case $vmrc in
+	0) ;;
+	1) result FAIL kunit:load "modprobe failed, see $dir/out/job.log"
+	   show_tail "$dir/out/job.log" 10 ;;
+	*) result FAIL kunit:guest "$(cat "$dir/status" 2>/dev/null), console $dir/console.log" ;;
+	esac
+	irn_log "KUnit stage took $(irn_elapsed "$t0") s"
+}
+
+# ---- integration -----------------------------------------------------------
+
+test_guests() {
+	local g
+	g=$(grep -m1 -E '^# irn-test:' "$1" | grep -o -E 'guests=[0-9]+' | cut -d= -f2)
+	printf '%s\n' "${g:-1}"
+}
+
+test_timeout() {
+	local t
+	t=$(grep -m1 -E '^# irn-test:' "$1" | grep -o -E 'timeout=[0-9]+' | cut -d= -f2)
+	printf '%s\n' "${t:-120}"
+}
+
+# Combine the result lines of one test from each guest and print it once.
+declare -A REPORTED=()
+emit_results() {
+	local group=$1 n=$2 t v_a v_b line verdict reason role f
+	shift 2
+	for t in "$@"; do
+		[[ -z ${REPORTED[$t]:-} ]] || continue
+		verdict= reason=
+		for role in a $([[ $n == 2 ]] && echo b); do
+			f=$RUN/$group/guest-$role/out/results
+			line=$(grep -m1 -E "^(PASS|FAIL|SKIP) $t(:|$)" "$f" 2>/dev/null) || continue 2
+			case ${line%% *} in
+			FAIL) verdict=FAIL; reason+="${reason:+; }$role: ${line#*: }" ;;
+			SKIP) [[ $verdict == FAIL ]] || verdict=SKIP ;;
+			PASS) [[ -n $verdict ]] || verdict=PASS ;;
+			esac
+		done
+		REPORTED[$t]=1
+		result "$verdict" "$t" "$reason"
+		if [[ $verdict == FAIL ]]; then
+			for role in a $([[ $n == 2 ]] && echo b); do
+				show_tail "$RUN/$group/guest-$role/out/tests/$t/log" 30
+			done
+		fi
+	done
+}
+
+# run_group N TEST.sh...: one boot (pair) for all tests needing N guests
+run_group() {
+	local n=$1 group vmpid vmrc=0 f total=120 names=() t role
+	shift
+	group=integ-$n
+	for f in "$@"; do
+		names+=("$(basename "$f" .sh)")
+		total=$((total + $(test_timeout "$f") + 60))
+	done
+	"$IRN_ROOT/scripts/vm.sh" --kernel debian --guests "$n" --name "$group" \
+		--run-dir "$RUN" --timeout "$total" --modules "$KO" \
+		--env "IRN_KO=$KO" --env "IRN_TOOLS=$TOOLS" \
+		"$IRN_ROOT/scripts/guest/run-tests.sh" "$@" &
+	vmpid=$!
+	while kill -0 "$vmpid" 2>/dev/null; do
+		emit_results "$group" "$n" "${names[@]}"
+		sleep 1
+	done
+	wait "$vmpid" || vmrc=$?
+	emit_results "$group" "$n" "${names[@]}"
+	for t in "${names[@]}"; do
+		[[ -z ${REPORTED[$t]:-} ]] || continue
+		REPORTED[$t]=1
+		result FAIL "$t" "no result: guest died or timed out, console $RUN/$group/guest-a/console.log"
+	done
+	if [[ $vmrc == 2 ]]; then
+		for role in a b; do
+			[[ -f $RUN/$group/guest-$role/status ]] || continue
+			[[ $(cat "$RUN/$group/guest-$role/status") == ok ]] && continue
+			result FAIL "guest:$group-$role" "$(cat "$RUN/$group/guest-$role/status"), console $RUN/$group/guest-$role/console.log"
+		done
+	fi
+}
+
+build_tools() {
+	TOOLS=$IRN_ROOT/tools
+	[[ -f $IRN_ROOT/tools/Makefile ]] || return 0
+	if ! make -C "$IRN_ROOT/tools" >"$RUN/tools-build.log" 2>&1; then
+		cat "$RUN/tools-build.log"
+		result FAIL build:tools "make -C tools failed, log $RUN/tools-build.log"
+		return 1
+	fi
+}
+
+run_integration() {
+	local bdir f name one=() two=() t0
+	t0=$(irn_now)
+	for f in "$TESTS_DIR"/*.sh; do
+		# a test declares itself with a "# irn-test:" header (lib.sh has none)
+		grep -q -m1 -E '^# irn-test:' "$f" 2>/dev/null || continue
+		name=$(basename "$f" .sh)
+		matches_filter "$name" || continue
+		if [[ $(test_guests "$f") == 2 ]]; then two+=("$f"); else one+=("$f"); fi
+	done
+	if [[ $((${#one[@]} + ${#two[@]})) -eq 0 ]]; then
+		irn_log "no integration tests selected in $TESTS_DIR"
+		return 0
+	fi
+	if ! bdir=$(irn_build_modules "$IRN_DEBIAN_KDIR" "$(irn_debian_build_id)"); then
+		result FAIL build:debian-module "compiler output above"
+		for f in "${one[@]}" "${two[@]}"; do
+			result FAIL "$(basename "$f" .sh)" "module did not build"
+		done
+		return
+	fi
+	KO=$bdir/rdma_irn.ko
+	build_tools || true
+	[[ ${#one[@]} -eq 0 ]] || run_group 1 "${one[@]}"
+	[[ ${#two[@]} -eq 0 ]] || run_group 2 "${two[@]}"
+	irn_log "integration stage took $(irn_elapsed "$t0") s"
+}
+
+main() {
+	while [[ $# -gt 0 ]]; do
+		case $1 in
+		--kunit-only) DO_INTEG=0 ;;
+		--integration-only) DO_KUNIT=0 ;;
+		-h | --help) usage 0 ;;
+		-*) irn_warn "unknown option $1"; usage 1 ;;
+		*) FILTER=$1 ;;
+		esac
+		shift
+	done
+	if [[ -n $FILTER ]]; then
+		if [[ $FILTER == kunit* ]]; then DO_INTEG=0; else DO_KUNIT=0; fi
+	fi
+	step_deps
+	RUN=$(irn_run_dir)
+	irn_log "results: $RUN"
+	[[ $DO_KUNIT == 0 ]] || run_kunit
+	[[ $DO_INTEG == 0 ]] || run_integration
+	if [[ $NSKIP -gt 0 ]]; then
+		printf '%s passed, %s failed, %s skipped\n' "$NPASS" "$NFAIL" "$NSKIP"
+	else
+		printf '%s passed, %s failed\n' "$NPASS" "$NFAIL"
+	fi
+	[[ $NFAIL -eq 0 ]]
+}
+
+main "$@"

@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for the irn test harness. Source it from a script in
+# scripts/ after setting IRN_ROOT; it defines logging, the cache layout
+# and a few small utilities. Nothing here has side effects at source time
+# except computing paths.
+
+IRN_CACHE=${IRN_CACHE:-/var/cache/irn}
+IRN_RESULTS=${IRN_RESULTS:-/tmp/irn-results}
+# Debian's stock 6.1 kernel: the newest one with image, modules and headers.
+irn_find_debian_kver() {
+	local d v best=
+	for d in /usr/src/linux-headers-6.1.*-amd64; do
+		v=${d#/usr/src/linux-headers-}
+		[[ -f /boot/vmlinuz-$v && -d /lib/modules/$v ]] || continue
+		best=$(printf '%s\n%s\n' "$best" "$v" | sed '/^$/d' | sort -V | tail -n1)
+	done
+	printf '%s\n' "${best:-6.1.0-57-amd64}"
+}
+IRN_DEBIAN_KVER=${IRN_DEBIAN_KVER:-$(irn_find_debian_kver)}
+IRN_DEBIAN_KDIR=${IRN_DEBIAN_KDIR:-/usr/src/linux-headers-$IRN_DEBIAN_KVER}
+IRN_DEBIAN_BZIMAGE=${IRN_DEBIAN_BZIMAGE:-/boot/vmlinuz-$IRN_DEBIAN_KVER}
+IRN_LINUX_SOURCE_TARBALL=${IRN_LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+IRN_LINUX_SOURCE_PKG=linux-source-6.1
+
+# Messages go to stderr so that stdout stays usable for results.
+irn_log() { printf 'irn: %s\n' "$*" >&2; }
+irn_warn() { printf 'irn: warning: %s\n' "$*" >&2; }
+irn_die() { printf 'irn: error: %s\n' "$*" >&2; exit 1; }
+
+irn_need_root() {
+	[[ $(id -u) -eq 0 ]] || irn_die "$1 needs root (run it with sudo)"
+}
+
+irn_need_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 ||
+			irn_die "'$c' not found; run scripts/deps.sh"
+	done
+}
+
+# sha256 of stdin, hex only
+irn_sha() { sha256sum | cut -c1-64; }
+
+# short key: first 16 hex digits of the sha256 of stdin
+irn_key() { irn_sha | cut -c1-16; }
+
+irn_pkg_version() {
+	dpkg-query -W -f='${Version}' "$1" 2>/dev/null ||
+		irn_die "package $1 is not installed; run scripts/deps.sh"
+}
+
+# Run "$@" holding an exclusive lock on file $1 (serialises cache writers).
+irn_with_lock() {
+	local lock=$1
+	shift
+	mkdir -p "$(dirname "$lock")"
+	(
+		flock -x 9
+		"$@"
+	) 9>"$lock"
+}
+
+# Timestamped run directory for logs and results; created once per
+# process tree (exported so child scripts reuse it).
+irn_run_dir() {
+	if [[ -z ${IRN_RUN_DIR:-} ]]; then
+		IRN_RUN_DIR=$IRN_RESULTS/$(date +%Y%m%d-%H%M%S)-$$
+		mkdir -p "$IRN_RUN_DIR"
+		export IRN_RUN_DIR
+	fi
+	printf '%s\n' "$IRN_RUN_DIR"
+}
+
+# Kernel messages that make a run fail. Extended regex, one per line.
+irn_bad_kernel_patterns() {
+	cat <<'PAT'
+WARNING:
+BUG:
+Oops
+general protection
+Call Trace
+lockdep
+possible circular locking
+KASAN:
+UBSAN:
+kmemleak: .*(suspected memory leak|new suspected)
+Kernel panic
+INFO: task .* blocked for more than
+rcu: INFO: .* detected stalls
+PAT
+}
+
+# Print the lines of file $1 that match a bad-kernel pattern (empty if
+# none). Exit status 0 if something was found.
+irn_scan_kernel_log() {
+	local f=$1
+	[[ -s $f ]] || return 1
+	grep -a -E -f <(irn_bad_kernel_patterns) "$f"
+}
+
+# Seconds since the epoch, with decimals.
+irn_now() { date +%s.%N; }
+
+irn_elapsed() { awk -v a="$1" -v b="$(irn_now)" 'BEGIN { printf "%.1f", b - a }'; }

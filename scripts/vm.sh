@@ -1,0 +1,269 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot one or two QEMU (TCG) guests that share the host root read-only
+# over 9p and run a job script in each.
+#
+#   scripts/vm.sh [options] JOB [ARGS...]
+#     --kernel debian|kunit   Debian's stock kernel (default) or scripts/kernel.sh's
+#     --guests 1|2            two guests are joined by one virtual Ethernet cable
+#     --timeout SEC           hard limit for the whole boot+job (default 300)
+#     --mem MB                memory per guest (default 1536)
+#     --cpus N                vCPUs per guest (default 1)
+#     --name NAME             subdirectory of the run directory (default vm)
+#     --run-dir DIR           default: $IRN_RESULTS/<timestamp> (IRN_RESULTS=/tmp/irn-results)
+#     --modules A.ko[:B.ko]   make these modprobe-able in the guest (also: IRN_MODULES)
+#     --env NAME=VALUE        export to the job (repeatable)
+#     --no-scan               do not fail on kernel warnings in the console
+#
+# JOB runs with bash as root inside each guest with IRN_ROLE (a or b),
+# IRN_SELF_IP, IRN_PEER_IP, IRN_NETDEV (eth0), IRN_GUEST_OUT (this guest's
+# writable export) and IRN_GUEST_SHARED (export shared by both guests).
+# Guest a is 10.77.0.1, guest b 10.77.0.2 (private, emulated cable only).
+#
+# Results: RUN/NAME/guest-X/{console.log,qemu.log,status,out/{job.log,job.rc,dmesg.txt}}
+# and RUN/NAME/shared/. Exit status: 0 all jobs passed and consoles clean,
+# 1 a job failed, 2 a guest crashed, timed out or logged a kernel warning.
+set -euo pipefail
+
+IRN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib/common.sh
+source "$IRN_ROOT/scripts/lib/common.sh"
+# shellcheck source=scripts/lib/initramfs.sh
+source "$IRN_ROOT/scripts/lib/initramfs.sh"
+
+KERNEL=debian GUESTS=1 TIMEOUT=300 MEM=1536 CPUS=1 NAME=vm RUN_DIR= SCAN=1
+MODULES=${IRN_MODULES:-}
+JOB_ENV=()
+JOB=
+JOB_ARGS=()
+
+usage() {
+	sed -n '4,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	exit "${1:-0}"
+}
+
+parse_args() {
+	while [[ $# -gt 0 ]]; do
+		case $1 in
+		--kernel) KERNEL=$2; shift ;;
+		--guests) GUESTS=$2; shift ;;
+		--timeout) TIMEOUT=$2; shift ;;
+		--mem) MEM=$2; shift ;;
+		--cpus) CPUS=$2; shift ;;
+		--name) NAME=$2; shift ;;
+		--run-dir) RUN_DIR=$2; shift ;;
+		--modules) MODULES=$2; shift ;;
+		--env) JOB_ENV+=("$2"); shift ;;
+		--no-scan) SCAN=0 ;;
+		-h | --help) usage 0 ;;
+		--) shift; break ;;
+		-*) irn_warn "unknown option $1"; usage 1 ;;
+		*) break ;;
+		esac
+		shift
+	done
+	[[ $# -gt 0 ]] || irn_die "no job script given (see --help)"
+	JOB=$(realpath "$1")
+	shift
+	JOB_ARGS=("$@")
+	[[ -f $JOB ]] || irn_die "job script $JOB not found"
+	[[ $GUESTS == 1 || $GUESTS == 2 ]] || irn_die "--guests must be 1 or 2"
+	[[ $KERNEL == debian || $KERNEL == kunit ]] || irn_die "--kernel must be debian or kunit"
+}
+
+# Sets BZIMAGE, KVER, MODDIR (parent of KVER's module tree as the host
+# sees it) and MODLINK (that tree's kernel/ as the guest sees it).
+select_kernel() {
+	local kdir
+	if [[ $KERNEL == debian ]]; then
+		BZIMAGE=$IRN_DEBIAN_BZIMAGE
+		KVER=$IRN_DEBIAN_KVER
+		MODDIR=/lib/modules
+		MODLINK=/run/irn/lib-modules-orig/$KVER/kernel
+		INITRD=$(irn_initramfs "$KVER" "$MODDIR")
+	else
+		kdir=$("$IRN_ROOT/scripts/kernel.sh" | sed -n 's/^KDIR=//p')
+		[[ -n $kdir ]] || irn_die "scripts/kernel.sh did not return a kernel"
+		BZIMAGE=$kdir/arch/x86/boot/bzImage
+		KVER=$(cat "$kdir/include/config/kernel.release")
+		MODDIR=$kdir/modroot/lib/modules
+		MODLINK=$MODDIR/$KVER/kernel
+		INITRD=$(irn_initramfs "$KVER" "")
+	fi
+	[[ -r $BZIMAGE ]] || irn_die "kernel image $BZIMAGE not readable (run scripts/deps.sh / scripts/kernel.sh)"
+}
+
+# A cached directory whose lib/modules/KVER has the test modules in
+# extra/, modules.* from depmod, and kernel/ linking to MODLINK.
+stage_modules() {
+	local kos=() ko key stage mdir
+	IFS=: read -r -a kos <<<"$MODULES"
+	for ko in "${kos[@]}"; do
+		[[ -f $ko ]] || irn_die "module $ko (IRN_MODULES / --modules) not found"
+	done
+	[[ ${#kos[@]} -gt 0 || $KERNEL == kunit ]] || return 0
+	key=$({
+		printf '%s\n' "$KVER" "$MODDIR" "$MODLINK"
+		declare -f stage_modules
+		[[ ${#kos[@]} -eq 0 ]] || sha256sum "${kos[@]}"
+	} | irn_key)
+	stage=$IRN_CACHE/modstage/$KVER-$key
+	if [[ ! -d $stage ]]; then
+		mdir=$stage.tmp/lib/modules/$KVER
+		rm -rf "$stage.tmp"
+		mkdir -p "$mdir/extra"
+		ln -s "$MODDIR/$KVER/kernel" "$mdir/kernel"
+		cp "$MODDIR/$KVER"/modules.{order,builtin,builtin.modinfo} "$mdir/"
+		[[ ${#kos[@]} -eq 0 ]] || cp "${kos[@]}" "$mdir/extra/"
+		depmod -b "$stage.tmp" "$KVER" || irn_die "depmod for the module stage failed"
+		ln -sfn "$MODLINK" "$mdir/kernel"
+		mv "$stage.tmp" "$stage"
+	fi
+	MODSTAGE=$stage
+}
+
+# Host paths the guest needs that a guest tmpfs would hide.
+keep_paths() {
+	local p keep=()
+	for p in "$IRN_ROOT" "$IRN_CACHE" "$(dirname "$JOB")" ${IRN_KEEP:-}; do
+		case $p in
+		/run | /run/* | /dev/* | /proc/* | /sys/*)
+			irn_die "$p is hidden inside guests; move it (or set IRN_CACHE)" ;;
+		/tmp/* | /var/tmp/* | /root/*) keep+=("$p") ;;
+		esac
+	done
+	local IFS=:
+	printf '%s' "${keep[*]}"
+}
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+write_guest_env() {
+	local role=$1 dir=$2 self peer kv
+	if [[ $role == a ]]; then self=10.77.0.1 peer=10.77.0.2; else self=10.77.0.2 peer=10.77.0.1; fi
+	{
+		printf 'export IRN_ROLE=%q IRN_SELF_IP=%q IRN_PEER_IP=%q IRN_NETDEV=eth0\n' "$role" "$self" "$peer"
+		printf 'export IRN_GUESTS=%q IRN_KERNEL=%q IRN_SRC=%q\n' "$GUESTS" "$KERNEL" "$IRN_ROOT"
+		printf 'export IRN_GUEST_OUT=/run/irn/out IRN_GUEST_SHARED=/run/irn/shared\n'
+		printf 'export IRN_MODSTAGE=%q\n' "${MODSTAGE:-}"
+		printf 'IRN_JOB=%q\n' "$JOB"
+		printf 'IRN_JOB_ARGS=(%s)\n' "$(printf '%q ' "${JOB_ARGS[@]}")"
+		for kv in "${JOB_ENV[@]}"; do
+			printf 'export %s=%q\n' "${kv%%=*}" "${kv#*=}"
+		done
+	} >"$dir/out/guest.env"
+}
+
+# start_guest ROLE NETDEV-ARGS: QEMU in the background, pid in PIDS[ROLE]
+start_guest() {
+	local role=$1 net=$2 dir=$RUN/guest-$1 mac keep
+	[[ $role == a ]] && mac=52:54:00:77:00:01 || mac=52:54:00:77:00:02
+	keep=$(keep_paths)
+	mkdir -p "$dir/out"
+	write_guest_env "$role" "$dir"
+	qemu-system-x86_64 -accel tcg -cpu max -smp "$CPUS" -m "$MEM" \
+		-nodefaults -display none -no-reboot \
+		-kernel "$BZIMAGE" -initrd "$INITRD" \
+		-append "console=ttyS0,115200 panic=-1 mitigations=off irn.stage2=$IRN_ROOT/scripts/guest/stage2.sh irn.keep=$keep" \
+		-chardev "file,id=con,path=$dir/console.log" -serial chardev:con \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs "local,path=$dir/out,mount_tag=irnout,security_model=none,multidevs=remap" \
+		-virtfs "local,path=$RUN/shared,mount_tag=irnshared,security_model=none,multidevs=remap" \
+		-netdev "socket,id=n0,$net" -device "virtio-net-pci,netdev=n0,mac=$mac" \
+		>"$dir/qemu.log" 2>&1 &
+	PIDS[$role]=$!
+}
+
+wait_listen() {
+	local port=$1 i
+	for i in $(seq 100); do
+		ss -ltn "sport = :$port" | grep -q LISTEN && return 0
+		sleep 0.1
+	done
+	irn_die "QEMU of guest a never listened on port $port; see $RUN/guest-a/qemu.log"
+}
+
+# Wait for all QEMUs; kill them when the deadline passes. Sets TIMED_OUT.
+wait_guests() {
+	local deadline=$((SECONDS + TIMEOUT)) alive pid
+	TIMED_OUT=0
+	while :; do
+		alive=0
+		for pid in "${PIDS[@]}"; do
+			kill -0 "$pid" 2>/dev/null && alive=1
+		done
+		[[ $alive == 1 ]] || break
+		if ((SECONDS >= deadline)); then
+			TIMED_OUT=1
+			for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+			sleep 1
+			for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+			break
+		fi
+		sleep 0.5
+	done
+	for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+
+# Judge one guest: prints a status word into guest-X/status, returns 0/1/2.
+judge_guest() {
+	local role=$1 dir=$RUN/guest-$1 rc bad
+	if [[ ! -f $dir/out/job.rc ]]; then
+		if [[ $TIMED_OUT == 1 ]]; then
+			echo timeout >"$dir/status"
+			irn_warn "guest $role: hard timeout ($TIMEOUT s) hit, killed; console: $dir/console.log"
+		else
+			echo crashed >"$dir/status"
+			irn_warn "guest $role: died before its job finished; console: $dir/console.log"
+		fi
+		tail -n 25 "$dir/console.log" >&2 || true
+		[[ ! -s $dir/qemu.log ]] || cat "$dir/qemu.log" >&2
+		return 2
+	fi
+	if [[ $SCAN == 1 ]] && bad=$(irn_scan_kernel_log "$dir/console.log" | grep -v -E '^(irn-guest|irn-test):'); then
+		echo kernel-warning >"$dir/status"
+		irn_warn "guest $role: kernel warnings in $dir/console.log:"
+		printf '%s\n' "$bad" | head -n 20 >&2
+		return 2
+	fi
+	rc=$(cat "$dir/out/job.rc")
+	if [[ $rc != 0 ]]; then
+		echo "job-failed $rc" >"$dir/status"
+		return 1
+	fi
+	echo ok >"$dir/status"
+}
+
+main() {
+	local port roles=(a) role worst=0 r t0
+	declare -gA PIDS=()
+	parse_args "$@"
+	irn_need_cmd qemu-system-x86_64 depmod modprobe cpio gzip python3 ss
+	select_kernel
+	MODSTAGE=
+	stage_modules
+	RUN=${RUN_DIR:-$(irn_run_dir)}/$NAME
+	rm -rf "$RUN"
+	mkdir -p "$RUN/shared"
+	port=$(free_port)
+	t0=$(irn_now)
+	start_guest a "listen=127.0.0.1:$port"
+	if [[ $GUESTS == 2 ]]; then
+		roles+=(b)
+		wait_listen "$port"
+		start_guest b "connect=127.0.0.1:$port"
+	fi
+	wait_guests
+	for role in "${roles[@]}"; do
+		r=0
+		judge_guest "$role" || r=$?
+		((r > worst)) && worst=$r
+	done
+	irn_log "$NAME: guests done in $(irn_elapsed "$t0") s, results in $RUN"
+	return "$worst"
+}
+
+main "$@"
