@@ -21,6 +21,7 @@ static const struct rdma_stat_desc irn_counter_descs[] = {
 	[IRN_CNT_DROP_BAD_DGID].name		= "rcvd_drop_bad_dgid",
 	[IRN_CNT_DROP_BAD_ICRC].name		= "rcvd_drop_bad_icrc",
 	[IRN_CNT_DROP_UNKNOWN_QPN].name		= "rcvd_drop_unknown_qpn",
+	[IRN_CNT_DROP_BAD_QP].name		= "rcvd_drop_bad_qp",
 };
 
 static_assert(ARRAY_SIZE(irn_counter_descs) == IRN_NUM_COUNTERS);

@@ -28,6 +28,15 @@ static int check_cqe(struct irn_dev *dev, int cqe)
 	return 0;
 }
 
+static enum irn_task_ret notify_task(struct irn_task *task)
+{
+	struct irn_cq *cq = container_of(task, struct irn_cq, notify_task);
+
+	if (cq->ib_cq.comp_handler)
+		cq->ib_cq.comp_handler(&cq->ib_cq, cq->ib_cq.cq_context);
+	return IRN_TASK_IDLE;
+}
+
 /**
  * irn_cq_create() - ib_device_ops.create_cq
  * @ibcq: CQ allocated by the RDMA core
@@ -55,6 +64,7 @@ int irn_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EINVAL;
 
 	spin_lock_init(&cq->lock);
+	irn_task_init(&cq->notify_task, notify_task);
 	cq->user = udata;
 	err = irn_queue_init(&cq->queue, attr->cqe, cqe_size(cq->user),
 			     cq->user);
@@ -87,7 +97,10 @@ err_cleanup_queue:
  */
 int irn_cq_destroy(struct ib_cq *ibcq, struct ib_udata *udata)
 {
-	irn_queue_cleanup(&to_irn_cq(ibcq)->queue);
+	struct irn_cq *cq = to_irn_cq(ibcq);
+
+	irn_task_disable(&cq->notify_task);
+	irn_queue_cleanup(&cq->queue);
 	return 0;
 }
 
@@ -226,4 +239,68 @@ int irn_cq_req_notify(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 		ret = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
+}
+
+static void to_uverbs_wc(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
+{
+	memset(uwc, 0, sizeof(*uwc));
+	uwc->wr_id = wc->wr_id;
+	uwc->status = wc->status;
+	uwc->opcode = wc->opcode;
+	uwc->vendor_err = wc->vendor_err;
+	uwc->byte_len = wc->byte_len;
+	uwc->ex.imm_data = wc->ex.imm_data;
+	uwc->qp_num = wc->qp->qp_num;
+	uwc->src_qp = wc->src_qp;
+	uwc->wc_flags = wc->wc_flags;
+	uwc->pkey_index = wc->pkey_index;
+	uwc->port_num = wc->port_num;
+}
+
+/**
+ * irn_cq_post() - add a completion
+ * @cq: CQ
+ * @wc: the completion; @wc->qp names the QP
+ * @solicited: the message asked for a solicited event
+ *
+ * Wakes the consumer if the CQ is armed for this kind of completion.
+ *
+ * Context: any, does not sleep.
+ * Return: 0, or -EBUSY if the CQ is full: the completion is lost, a CQ
+ * error event is raised and the caller must move the QP to the error state.
+ */
+int irn_cq_post(struct irn_cq *cq, const struct ib_wc *wc, bool solicited)
+{
+	struct ib_event ev = {
+		.device		= cq->ib_cq.device,
+		.element.cq	= &cq->ib_cq,
+		.event		= IB_EVENT_CQ_ERR,
+	};
+	unsigned long flags;
+	bool wake;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (irn_queue_produce_full(&cq->queue)) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		if (cq->ib_cq.event_handler)
+			cq->ib_cq.event_handler(&ev, cq->ib_cq.cq_context);
+		return -EBUSY;
+	}
+	if (cq->user)
+		to_uverbs_wc(irn_queue_slot(&cq->queue, cq->queue.index), wc);
+	else
+		memcpy(irn_queue_slot(&cq->queue, cq->queue.index), wc,
+		       sizeof(*wc));
+	irn_queue_produce_commit(&cq->queue);
+
+	wake = cq->notify == IB_CQ_NEXT_COMP ||
+	       (cq->notify == IB_CQ_SOLICITED &&
+		(solicited || wc->status != IB_WC_SUCCESS));
+	if (wake)
+		cq->notify = 0;
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	if (wake)
+		irn_task_sched(&cq->notify_task);
+	return 0;
 }

@@ -156,6 +156,10 @@ static int irn_newlink(const char *name, struct net_device *ndev)
 	if (!dev)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&dev->list);
+	xa_init_flags(&dev->mr_keys, XA_FLAGS_ALLOC1);
+	xa_init_flags(&dev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
+	spin_lock_init(&dev->atomic_lock);
 	dev->ndev = ndev;
 	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
 	dev->stats = alloc_percpu(struct irn_counters);
@@ -206,6 +210,11 @@ static void irn_dealloc_driver(struct ib_device *ibdev)
 	mutex_lock(&irn_devices_lock);
 	list_del_init(&dev->list);
 	mutex_unlock(&irn_devices_lock);
+	WARN_ON(!xa_empty(&dev->mr_keys));
+	xa_destroy(&dev->mr_keys);
+	WARN_ON(!xa_empty(&dev->ahs) || !xa_empty(&dev->qps));
+	xa_destroy(&dev->ahs);
+	xa_destroy(&dev->qps);
 	free_percpu(dev->stats);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
 }

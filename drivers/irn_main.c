@@ -10,6 +10,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "irn_device.h"
+#include "irn_task.h"
 #include "irn_udp.h"
 
 #if !IS_ENABLED(CONFIG_INFINIBAND_VIRT_DMA)
@@ -23,9 +24,12 @@ static int __init irn_init(void)
 {
 	int err;
 
-	err = irn_udp_init();
+	err = irn_task_module_init();
 	if (err)
 		return err;
+	err = irn_udp_init();
+	if (err)
+		goto err_task_exit;
 	err = irn_device_init();
 	if (err)
 		goto err_udp_exit;
@@ -33,6 +37,8 @@ static int __init irn_init(void)
 
 err_udp_exit:
 	irn_udp_exit();
+err_task_exit:
+	irn_task_module_exit();
 	return err;
 }
 
@@ -40,6 +46,7 @@ static void __exit irn_exit(void)
 {
 	irn_device_exit();
 	irn_udp_exit();
+	irn_task_module_exit();
 }
 
 /* Late, like rdma_rxe: the RDMA core and IPv6 are initialised by then. */

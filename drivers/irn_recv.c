@@ -6,7 +6,10 @@
  * `rdma statistic` what a peer or an attacker is sending.
  *
  * Order of the checks: lengths and BTH (cheap, no state), destination GID,
- * ICRC (touches every byte), then the QP.
+ * ICRC (touches every byte), then the QP: it must exist, be of the
+ * packet's transport class, be able to receive, and (for connected QPs)
+ * be connected to the sender.  Then requests go to the QP's responder and
+ * responses to its completer.
  */
 
 #include <linux/ip.h>
@@ -20,6 +23,8 @@
 #include "irn_dev.h"
 #include "irn_hdr.h"
 #include "irn_icrc.h"
+#include "irn_engine.h"
+#include "irn_qp.h"
 #include "irn_recv.h"
 
 static const enum irn_counter verdict_counter[] = {
@@ -95,6 +100,59 @@ static enum irn_counter validate(struct irn_dev *dev, struct sk_buff *skb)
 	return IRN_NUM_COUNTERS;
 }
 
+static bool class_matches(const struct irn_qp *qp, u8 opcode)
+{
+	switch (opcode >> 5) {
+	case IRN_CLASS_RC:
+		return irn_qp_is_rc(qp);
+	case IRN_CLASS_UC:
+		return qp->ib_qp.qp_type == IB_QPT_UC;
+	case IRN_CLASS_UD:
+		return irn_qp_is_ud(qp);
+	default:
+		return false;
+	}
+}
+
+/* Connected QPs take packets from their peer's address only. */
+static bool source_ok(const struct irn_qp *qp, const struct sk_buff *skb)
+{
+	struct in6_addr saddr;
+
+	if (irn_qp_is_ud(qp))
+		return true;
+	if (skb->protocol == htons(ETH_P_IP))
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &saddr);
+	else
+		saddr = ipv6_hdr(skb)->saddr;
+	return ipv6_addr_equal(&saddr, &qp->av.daddr);
+}
+
+static enum irn_counter dispatch(struct irn_dev *dev, struct sk_buff *skb)
+{
+	struct irn_pkt *pkt = irn_skb_pkt(skb);
+	enum ib_qp_state state;
+	struct irn_qp *qp;
+
+	qp = irn_qp_lookup(dev, pkt->qpn);
+	if (!qp)
+		return IRN_CNT_DROP_UNKNOWN_QPN;
+	state = irn_qp_state(qp);
+	if (!class_matches(qp, pkt->opcode) || !source_ok(qp, skb) ||
+	    (state != IB_QPS_RTR && state != IB_QPS_RTS &&
+	     state != IB_QPS_SQD) ||
+	    ((pkt->flags & IRN_OP_RESP) && state == IB_QPS_RTR)) {
+		irn_qp_put(qp);
+		return IRN_CNT_DROP_BAD_QP;
+	}
+	if (pkt->flags & IRN_OP_REQ)
+		irn_resp_queue(qp, skb);
+	else
+		irn_comp_queue(qp, skb);
+	irn_qp_put(qp);
+	return IRN_NUM_COUNTERS;
+}
+
 /**
  * irn_recv() - take a RoCEv2 packet from the UDP tunnel
  * @dev: device bound to the netdev the packet arrived on
@@ -108,10 +166,10 @@ void irn_recv(struct irn_dev *dev, struct sk_buff *skb)
 
 	irn_dev_count(dev, IRN_CNT_RCVD_PKTS);
 	drop = validate(dev, skb);
-	if (drop == IRN_NUM_COUNTERS) {
-		/* No QP can exist yet: queue pairs come with the datapath. */
-		drop = IRN_CNT_DROP_UNKNOWN_QPN;
-	}
+	if (drop == IRN_NUM_COUNTERS)
+		drop = dispatch(dev, skb);
+	if (drop == IRN_NUM_COUNTERS)
+		return;
 	irn_dev_count(dev, drop);
 	kfree_skb(skb);
 }

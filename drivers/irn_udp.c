@@ -9,7 +9,10 @@
  */
 
 #include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
 #include <linux/netdevice.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_verbs.h>
 
@@ -29,14 +32,29 @@ static struct socket *irn_sock6;
  * Context: softirq, under rcu_read_lock().
  * Return: 0 (consumed).
  */
+/*
+ * Traffic between two local addresses (one irn device talking to itself, or
+ * two devices on one host) arrives on the loopback device: the destination
+ * address names the netdev, and so the irn device, it was meant for.
+ */
+static struct net_device *local_netdev(struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return __ip_dev_find(&init_net, ip_hdr(skb)->daddr, false);
+	return ipv6_dev_find(&init_net, &ipv6_hdr(skb)->daddr, NULL);
+}
+
 static int irn_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct net_device *ndev = skb->dev;
-	struct irn_dev *dev;
+	struct irn_dev *dev = NULL;
 
-	if (is_vlan_dev(ndev))
+	if (ndev->flags & IFF_LOOPBACK)
+		ndev = local_netdev(skb);
+	else if (is_vlan_dev(ndev))
 		ndev = vlan_dev_real_dev(ndev);
-	dev = irn_device_get_by_netdev(ndev);
+	if (ndev)
+		dev = irn_device_get_by_netdev(ndev);
 	if (!dev) {
 		kfree_skb(skb);
 		return 0;

@@ -12,9 +12,13 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_mad.h>
 
+#include "irn_av.h"
 #include "irn_counters.h"
 #include "irn_cq.h"
 #include "irn_dev.h"
+#include "irn_mr.h"
+#include "irn_qp.h"
+#include "irn_qp_verbs.h"
 #include "irn_queue.h"
 #include "irn_verbs.h"
 
@@ -24,6 +28,9 @@
 #define IRN_GID_TABLE_LEN	1024
 #define IRN_MAX_MSG_SZ		SZ_2G
 #define IRN_VENDOR_ID		0xffffff
+#define IRN_MAX_MR		(BIT(24) - 1)
+#define IRN_MAX_AH		0xffff
+#define IRN_MAX_FAST_REG_PAGES	512
 
 struct irn_ucontext {
 	struct ib_ucontext	ib_uctx;
@@ -55,9 +62,22 @@ void irn_verbs_init_attr(struct irn_dev *dev)
 	attr->max_pd = IRN_MAX_PD;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = 15;
-	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->max_qp = IRN_MAX_QP;
+	attr->max_qp_wr = IRN_MAX_QP_WR;
+	attr->max_send_sge = IRN_MAX_SGE;
+	attr->max_recv_sge = IRN_MAX_SGE;
+	attr->max_sge_rd = IRN_MAX_SGE;
+	attr->max_mr = IRN_MAX_MR;
+	attr->max_ah = IRN_MAX_AH;
+	attr->max_qp_rd_atom = IRN_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = IRN_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = IRN_MAX_RD_ATOMIC * IRN_MAX_QP;
+	attr->max_fast_reg_page_list_len = IRN_MAX_FAST_REG_PAGES;
+	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
-				 IB_DEVICE_SYS_IMAGE_GUID;
+				 IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 }
 
@@ -258,25 +278,41 @@ static int irn_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
  */
 const struct ib_device_ops irn_verbs_ops = {
 	.alloc_hw_port_stats	= irn_counters_alloc_port_stats,
+	.alloc_mr		= irn_mr_alloc,
 	.alloc_pd		= irn_alloc_pd,
 	.alloc_ucontext		= irn_alloc_ucontext,
+	.create_ah		= irn_ah_create,
 	.create_cq		= irn_cq_create,
+	.create_qp		= irn_qp_create,
+	.create_user_ah		= irn_ah_create,
 	.dealloc_pd		= irn_dealloc_pd,
 	.dealloc_ucontext	= irn_dealloc_ucontext,
+	.dereg_mr		= irn_mr_dereg,
+	.destroy_ah		= irn_ah_destroy,
 	.destroy_cq		= irn_cq_destroy,
+	.destroy_qp		= irn_qp_destroy,
+	.get_dma_mr		= irn_mr_get_dma,
 	.get_hw_stats		= irn_counters_get_hw_stats,
 	.get_link_layer		= irn_get_link_layer,
 	.get_port_immutable	= irn_get_port_immutable,
+	.map_mr_sg		= irn_mr_map_sg,
 	.mmap			= irn_queue_mmap,
 	.mmap_free		= irn_queue_mmap_free,
+	.modify_qp		= irn_qp_modify,
 	.poll_cq		= irn_cq_poll,
+	.post_recv		= irn_qp_post_recv,
+	.post_send		= irn_qp_post_send,
 	.query_device		= irn_query_device,
 	.query_pkey		= irn_query_pkey,
 	.query_port		= irn_query_port,
+	.query_qp		= irn_qp_query,
+	.reg_user_mr		= irn_mr_reg_user,
 	.req_notify_cq		= irn_cq_req_notify,
 	.resize_cq		= irn_cq_resize,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, irn_ah, ib_ah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, irn_cq, ib_cq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, irn_pd, ib_pd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, irn_qp, ib_qp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, irn_ucontext, ib_uctx),
 };

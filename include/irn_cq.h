@@ -9,6 +9,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "irn_queue.h"
+#include "irn_task.h"
 
 /**
  * struct irn_cq - a completion queue
@@ -18,6 +19,7 @@
  *	   for a kernel CQ
  * @user: @queue is shared with user space
  * @notify: IB_CQ_SOLICITED or IB_CQ_NEXT_COMP while armed, else 0
+ * @notify_task: calls the completion handler, outside any verb's call chain
  */
 struct irn_cq {
 	struct ib_cq		ib_cq;
@@ -25,6 +27,7 @@ struct irn_cq {
 	struct irn_queue	queue;
 	bool			user;
 	u8			notify;
+	struct irn_task		notify_task;
 };
 
 static inline struct irn_cq *to_irn_cq(struct ib_cq *ibcq)
@@ -38,5 +41,6 @@ int irn_cq_destroy(struct ib_cq *ibcq, struct ib_udata *udata);
 int irn_cq_resize(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int irn_cq_poll(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int irn_cq_req_notify(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int irn_cq_post(struct irn_cq *cq, const struct ib_wc *wc, bool solicited);
 
 #endif /* _IRN_CQ_H */

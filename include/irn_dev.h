@@ -7,9 +7,12 @@
 
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "irn_counters.h"
+
+struct irn_qp;
 
 #define IRN_PORT	1
 
@@ -22,6 +25,14 @@
  * @port_state: last port state reported to the RDMA core, so that events
  *		are dispatched on changes only; written under RTNL
  * @stats: per-CPU port counters
+ * @mr_keys: MRs by key index (key >> 8); RCU-safe lookups
+ * @mr_next: next index to try, for cyclic allocation
+ * @ahs: address handles by number
+ * @ah_next: next AH number to try
+ * @qps: queue pairs by QP number; RCU-safe lookups
+ * @qp_next: next QP number to try
+ * @gsi: the QP numbered 1 on the wire, if created
+ * @atomic_lock: makes remote atomics atomic with respect to each other
  * @list: on the module's device list, protected by irn_devices_lock
  */
 struct irn_dev {
@@ -31,6 +42,14 @@ struct irn_dev {
 	netdevice_tracker	ndev_tracker;
 	enum ib_port_state	port_state;
 	struct irn_counters __percpu *stats;
+	struct xarray		mr_keys;
+	u32			mr_next;
+	struct xarray		ahs;
+	u32			ah_next;
+	struct xarray		qps;
+	u32			qp_next;
+	struct irn_qp __rcu	*gsi;
+	spinlock_t		atomic_lock;	/* see above */
 	struct list_head	list;
 };
 

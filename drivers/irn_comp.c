@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Completer: acknowledgements, read and atomic responses, timeouts.
+ *
+ * It retires send WQEs in order, writes their completions, and decides
+ * retransmission.  Standard RoCEv2 recovery is go-back-N: a PSN sequence
+ * NAK, an ACK that skips an unanswered read, a timeout or an RNR NAK makes
+ * the requester resend everything from the oldest unacknowledged PSN.
+ *
+ * A response packet goes through a small state machine:
+ *
+ *   CHECK_PSN -> CHECK_OP -> (READ | ATOMIC | ACK | NAK) -> DONE
+ *
+ * each handler returning the next state.
+ */
+
+#include <linux/hrtimer.h>
+#include <linux/skbuff.h>
+#include <asm/unaligned.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_pack.h>
+
+#include "irn_cq.h"
+#include "irn_dev.h"
+#include "irn_engine.h"
+#include "irn_hdr.h"
+#include "irn_mr.h"
+#include "irn_psn.h"
+#include "irn_qp.h"
+
+enum comp_state {
+	COMP_CHECK_PSN,
+	COMP_CHECK_OP,
+	COMP_READ,
+	COMP_ATOMIC,
+	COMP_ACK,
+	COMP_NAK,
+	COMP_DONE,
+};
+
+/* RNR NAK timer values, IBTA table 45, in microseconds. */
+static const u32 rnr_timer_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+static bool is_atomic_wqe(const struct irn_swqe *w)
+{
+	return w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static u64 rto_ns(const struct irn_qp *qp)
+{
+	return 4096ULL << min_t(u8, qp->timeout, 31);
+}
+
+static struct irn_swqe *head_wqe(struct irn_qp *qp)
+{
+	/* Pairs with the requester's store-release of req.next. */
+	if (qp->comp.head == smp_load_acquire(&qp->req.next))
+		return NULL;
+	return &qp->swqe[qp->comp.head & qp->sq.queue.mask];
+}
+
+static enum ib_wc_opcode wc_opcode(u32 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/* Report the head WQE and free its slot. */
+static void retire(struct irn_qp *qp, struct irn_swqe *w,
+		   enum ib_wc_status status)
+{
+	struct ib_wc wc = {
+		.wr_id		= w->wr_id,
+		.status		= status,
+		.qp		= &qp->ib_qp,
+	};
+
+	if (w->rd_credit)
+		atomic_dec(&qp->req.rd_atomic);
+	if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
+	    (w->send_flags & IB_SEND_SIGNALED)) {
+		wc.opcode = wc_opcode(w->opcode);
+		wc.byte_len = w->length;
+		if (w->opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
+		    w->opcode == IB_WR_SEND_WITH_IMM)
+			wc.wc_flags = IB_WC_WITH_IMM;
+		if (irn_cq_post(qp->scq, &wc, false))
+			status = IB_WC_LOC_QP_OP_ERR;
+	}
+	w->state = IRN_SWQE_NEW;
+	qp->comp.read_offset = 0;
+	/* Pairs with the requester's load-acquire of comp.head. */
+	smp_store_release(&qp->comp.head, qp->comp.head + 1);
+	irn_wq_consumed(&qp->sq, qp->comp.head);
+	if (status != IB_WC_SUCCESS)
+		irn_qp_error(qp);
+}
+
+/* The peer acknowledged up to @psn: reset the retry budget and the RTO. */
+static void progress(struct irn_qp *qp, u32 psn)
+{
+	WRITE_ONCE(qp->comp.psn, psn);
+	qp->comp.retry_left = qp->retry_cnt;
+	qp->comp.rnr_left = qp->rnr_retry;
+	if (!qp->timeout)
+		return;
+	if (psn == qp->req.psn)
+		hrtimer_try_to_cancel(&qp->comp.rto);
+	else
+		hrtimer_start(&qp->comp.rto, ns_to_ktime(rto_ns(qp)),
+			      HRTIMER_MODE_REL_SOFT);
+}
+
+/* Ask the requester to resend from the oldest unacknowledged PSN. */
+static void rewind(struct irn_qp *qp)
+{
+	atomic_set(&qp->rewind, BIT(31) | qp->comp.psn);
+	irn_task_sched(&qp->req_task);
+}
+
+/* Complete WQEs that were already done (local ops, UC/UD sends, errors). */
+static void retire_done(struct irn_qp *qp)
+{
+	struct irn_swqe *w;
+
+	while ((w = head_wqe(qp)) && w->state == IRN_SWQE_DONE)
+		retire(qp, w, w->status);
+}
+
+/* Retire sends and writes acknowledged up to @psn inclusive. */
+static bool ack_until(struct irn_qp *qp, u32 psn)
+{
+	struct irn_swqe *w;
+
+	while ((w = head_wqe(qp))) {
+		if (w->state == IRN_SWQE_DONE) {
+			retire(qp, w, w->status);
+			continue;
+		}
+		if (w->state != IRN_SWQE_SENT ||
+		    irn_psn_after(w->last_psn, psn))
+			return true;
+		/* An ACK past an unanswered read or atomic: its reply is lost. */
+		if (w->opcode == IB_WR_RDMA_READ || w->rd_credit)
+			return false;
+		progress(qp, irn_psn_add(w->last_psn, 1));
+		retire(qp, w, IB_WC_SUCCESS);
+	}
+	return true;
+}
+
+static enum comp_state check_psn(struct irn_qp *qp, struct irn_pkt *pkt)
+{
+	/* A response for a PSN never sent, or long acknowledged: ignore. */
+	if (!irn_psn_before(pkt->psn, qp->req.psn) ||
+	    irn_psn_before(pkt->psn, qp->comp.psn))
+		return COMP_DONE;
+	return COMP_CHECK_OP;
+}
+
+static u8 aeth_syndrome(struct sk_buff *skb, struct irn_pkt *pkt)
+{
+	struct irn_aeth *aeth = (void *)(skb->data +
+				irn_pkt_hdr_offset(pkt, IRN_HDR_AETH));
+
+	return be32_to_cpu(aeth->smsn) >> 24;
+}
+
+static enum comp_state check_op(struct irn_qp *qp, struct sk_buff *skb,
+				struct irn_pkt *pkt)
+{
+	struct irn_swqe *w = head_wqe(qp);
+
+	if ((pkt->flags & IRN_HDR_AETH) &&
+	    (aeth_syndrome(skb, pkt) & IRN_AETH_TYPE_MASK) != IRN_AETH_ACK)
+		return COMP_NAK;
+	if (pkt->flags & IRN_OP_READ) {
+		if (!w || w->opcode != IB_WR_RDMA_READ)
+			return COMP_DONE;
+		return COMP_READ;
+	}
+	if (pkt->flags & IRN_OP_ATOMIC)
+		return w && w->rd_credit ? COMP_ATOMIC : COMP_DONE;
+	return COMP_ACK;
+}
+
+static enum comp_state do_ack(struct irn_qp *qp, struct irn_pkt *pkt)
+{
+	if (!ack_until(qp, pkt->psn))
+		rewind(qp);
+	return COMP_DONE;
+}
+
+/* Read responses arrive in order; anything else means a loss. */
+static enum comp_state do_read(struct irn_qp *qp, struct sk_buff *skb,
+			       struct irn_pkt *pkt)
+{
+	struct irn_swqe *w = head_wqe(qp);
+	u32 index = qp->comp.head & qp->sq.queue.mask;
+	struct irn_copy data = { .skb = skb, .skb_off = pkt->hdr_len };
+	u32 expect = irn_psn_add(w->first_psn,
+				 qp->comp.read_offset / qp->mtu);
+	enum ib_wc_status status;
+
+	if (!ack_until(qp, irn_psn_add(w->first_psn, -1)))
+		return COMP_DONE;
+	if (pkt->psn != expect) {
+		rewind(qp);
+		return COMP_DONE;
+	}
+	if (qp->comp.read_offset + pkt->paylen > w->length) {
+		retire(qp, w, IB_WC_LOC_LEN_ERR);
+		return COMP_DONE;
+	}
+	status = irn_mr_copy_sges(qp->dev, qp->ib_qp.pd,
+				  irn_qp_sq_slot(qp, index)->dma.sge,
+				  w->num_sge, qp->comp.read_offset, &data,
+				  pkt->paylen, true);
+	if (status != IB_WC_SUCCESS) {
+		retire(qp, w, status);
+		return COMP_DONE;
+	}
+	qp->comp.read_offset += pkt->paylen;
+	progress(qp, irn_psn_add(pkt->psn, 1));
+	if (pkt->flags & IRN_OP_LAST) {
+		if (qp->comp.read_offset != w->length)
+			retire(qp, w, IB_WC_LOC_LEN_ERR);
+		else
+			retire(qp, w, IB_WC_SUCCESS);
+	}
+	return COMP_DONE;
+}
+
+static enum comp_state do_atomic(struct irn_qp *qp, struct sk_buff *skb,
+				 struct irn_pkt *pkt)
+{
+	struct irn_swqe *w = head_wqe(qp);
+	u32 index = qp->comp.head & qp->sq.queue.mask;
+	struct irn_atmack *ack = (void *)(skb->data +
+				 irn_pkt_hdr_offset(pkt, IRN_HDR_ATMACK));
+	u64 orig = get_unaligned_be64(&ack->orig);
+	struct irn_copy data = { .buf = &orig };
+	enum ib_wc_status status;
+
+	if (!ack_until(qp, irn_psn_add(w->first_psn, -1)))
+		return COMP_DONE;
+	if (pkt->psn != w->first_psn || !is_atomic_wqe(w))
+		return COMP_DONE;
+	status = irn_mr_copy_sges(qp->dev, qp->ib_qp.pd,
+				  irn_qp_sq_slot(qp, index)->dma.sge,
+				  w->num_sge, 0, &data, sizeof(orig), true);
+	progress(qp, irn_psn_add(pkt->psn, 1));
+	retire(qp, w, status);
+	return COMP_DONE;
+}
+
+static void start_rnr_wait(struct irn_qp *qp, u8 syndrome)
+{
+	u32 us = rnr_timer_us[syndrome & 0x1f];
+
+	hrtimer_start(&qp->comp.rnr_timer, ns_to_ktime((u64)us * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+static enum ib_wc_status nak_status(u8 code)
+{
+	switch (code) {
+	case IRN_NAK_INVALID_REQ:
+		return IB_WC_REM_INV_REQ_ERR;
+	case IRN_NAK_REM_ACCESS:
+		return IB_WC_REM_ACCESS_ERR;
+	default:
+		return IB_WC_REM_OP_ERR;
+	}
+}
+
+static enum comp_state do_nak(struct irn_qp *qp, struct sk_buff *skb,
+			      struct irn_pkt *pkt)
+{
+	u8 syndrome = aeth_syndrome(skb, pkt);
+	struct irn_swqe *w;
+
+	/* Everything before the NAKed PSN was received. */
+	if (!ack_until(qp, irn_psn_add(pkt->psn, -1))) {
+		rewind(qp);
+		return COMP_DONE;
+	}
+	w = head_wqe(qp);
+	if (!w)
+		return COMP_DONE;
+	switch (syndrome & IRN_AETH_TYPE_MASK) {
+	case IRN_AETH_RNR_NAK:
+		if (qp->rnr_retry != 7 && !qp->comp.rnr_left--) {
+			retire(qp, w, IB_WC_RNR_RETRY_EXC_ERR);
+			break;
+		}
+		start_rnr_wait(qp, syndrome);
+		break;
+	case IRN_AETH_NAK:
+		if ((syndrome & 0x1f) == IRN_NAK_PSN_SEQ) {
+			WRITE_ONCE(qp->comp.psn, pkt->psn);
+			rewind(qp);
+		} else {
+			retire(qp, w, nak_status(syndrome & 0x1f));
+		}
+		break;
+	}
+	return COMP_DONE;
+}
+
+static void handle_response(struct irn_qp *qp, struct sk_buff *skb)
+{
+	struct irn_pkt *pkt = irn_skb_pkt(skb);
+	enum comp_state state = COMP_CHECK_PSN;
+
+	while (state != COMP_DONE) {
+		switch (state) {
+		case COMP_CHECK_PSN:
+			state = check_psn(qp, pkt);
+			break;
+		case COMP_CHECK_OP:
+			state = check_op(qp, skb, pkt);
+			break;
+		case COMP_READ:
+			state = do_read(qp, skb, pkt);
+			break;
+		case COMP_ATOMIC:
+			state = do_atomic(qp, skb, pkt);
+			break;
+		case COMP_ACK:
+			state = do_ack(qp, pkt);
+			break;
+		case COMP_NAK:
+			state = do_nak(qp, skb, pkt);
+			break;
+		case COMP_DONE:
+			break;
+		}
+	}
+}
+
+static void handle_timeout(struct irn_qp *qp)
+{
+	struct irn_swqe *w = head_wqe(qp);
+
+	if (!w || w->state == IRN_SWQE_DONE)
+		return;
+	if (qp->retry_cnt != 7 && !qp->comp.retry_left--) {
+		retire(qp, w, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	rewind(qp);
+}
+
+/* In the error state every outstanding WQE completes as flushed. */
+static enum irn_task_ret flush(struct irn_qp *qp)
+{
+	struct irn_swqe *w;
+
+	skb_queue_purge(&qp->comp_pkts);
+	hrtimer_try_to_cancel(&qp->comp.rto);
+	/* The requester stopped; pull in what it never started. */
+	if (qp->req.next == qp->comp.head &&
+	    (qp->req.next & qp->sq.queue.mask) != irn_wq_producer(&qp->sq)) {
+		w = &qp->swqe[qp->req.next & qp->sq.queue.mask];
+		if (w->state == IRN_SWQE_NEW) {
+			memset(w, 0, sizeof(*w));
+			w->wr_id = irn_qp_sq_slot(qp, qp->req.next)->wr.wr_id;
+			w->state = IRN_SWQE_DONE;
+			smp_store_release(&qp->req.next, qp->req.next + 1);
+		}
+	}
+	w = head_wqe(qp);
+	if (!w)
+		return IRN_TASK_IDLE;
+	retire(qp, w, w->state == IRN_SWQE_DONE && w->status ?
+		      w->status : IB_WC_WR_FLUSH_ERR);
+	return IRN_TASK_MORE;
+}
+
+/**
+ * irn_completer() - completer engine
+ * @task: the QP's comp_task
+ *
+ * Context: softirq, process context or the irn workqueue; one instance per
+ * QP at a time.
+ * Return: IRN_TASK_MORE while packets or flushes remain.
+ */
+enum irn_task_ret irn_completer(struct irn_task *task)
+{
+	struct irn_qp *qp = container_of(task, struct irn_qp, comp_task);
+	struct sk_buff *skb;
+
+	if (irn_qp_state(qp) == IB_QPS_ERR)
+		return flush(qp);
+	if (atomic_xchg(&qp->comp.timeout, 0))
+		handle_timeout(qp);
+
+	skb = skb_dequeue(&qp->comp_pkts);
+	if (!skb) {
+		retire_done(qp);
+		return IRN_TASK_IDLE;
+	}
+	handle_response(qp, skb);
+	kfree_skb(skb);
+	retire_done(qp);
+	irn_task_run(&qp->req_task);
+	return IRN_TASK_MORE;
+}
+
+/**
+ * irn_comp_queue() - hand a response packet to the completer
+ * @qp: QP, referenced by the caller
+ * @skb: validated response; consumed
+ *
+ * Context: softirq.
+ */
+void irn_comp_queue(struct irn_qp *qp, struct sk_buff *skb)
+{
+	skb_queue_tail(&qp->comp_pkts, skb);
+	irn_task_run(&qp->comp_task);
+}
+
+/**
+ * irn_comp_arm_rto() - start the retransmission timer if it is not running
+ * @qp: RC QP that just sent a packet
+ *
+ * The timeout is the QP's: 4.096 us * 2^timeout; 0 means none.
+ *
+ * Context: any.
+ */
+void irn_comp_arm_rto(struct irn_qp *qp)
+{
+	if (!qp->timeout || hrtimer_active(&qp->comp.rto))
+		return;
+	hrtimer_start(&qp->comp.rto, ns_to_ktime(rto_ns(qp)),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+/**
+ * irn_comp_rto_expired() - retransmission timer callback
+ * @timer: the QP's comp.rto
+ *
+ * Context: softirq (HRTIMER_MODE_SOFT).
+ * Return: HRTIMER_NORESTART.
+ */
+enum hrtimer_restart irn_comp_rto_expired(struct hrtimer *timer)
+{
+	struct irn_qp *qp = container_of(timer, struct irn_qp, comp.rto);
+
+	/* Progress since the timer was armed postpones it. */
+	if (qp->comp.head != READ_ONCE(qp->req.next)) {
+		atomic_set(&qp->comp.timeout, 1);
+		irn_task_sched(&qp->comp_task);
+	}
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * irn_comp_rnr_expired() - RNR wait over: resend
+ * @timer: the QP's comp.rnr_timer
+ *
+ * Context: softirq (HRTIMER_MODE_SOFT).
+ * Return: HRTIMER_NORESTART.
+ */
+enum hrtimer_restart irn_comp_rnr_expired(struct hrtimer *timer)
+{
+	struct irn_qp *qp = container_of(timer, struct irn_qp,
+					 comp.rnr_timer);
+
+	atomic_set(&qp->rewind, BIT(31) | READ_ONCE(qp->comp.psn));
+	irn_task_sched(&qp->req_task);
+	return HRTIMER_NORESTART;
+}

@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Memory regions.
+ *
+ * A key is (index << 8) | tag: the index finds the MR in the device's key
+ * table (an xarray), the 8-bit tag is what fast registration changes so that
+ * a stale key stops working.  Lookups from the datapath are lockless: RCU
+ * protects the table and a reference keeps the MR until the packet is done;
+ * deregistration removes the key, waits for those references and frees the
+ * MR after a grace period.
+ *
+ * All memory is reached through kernel virtual addresses: pinned user pages
+ * through page_address() (no highmem on the 64-bit kernels irn supports),
+ * DMA and fast-registered MRs directly, since irn registers without a DMA
+ * device and so kernel consumers hand it virtual addresses.
+ */
+
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+#include "irn_dev.h"
+#include "irn_mr.h"
+
+#define IRN_MR_MAX_INDEX	(BIT(24) - 1)
+#define IRN_MR_ALL_ACCESS	(IB_ACCESS_LOCAL_WRITE | \
+				 IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_ATOMIC | \
+				 IB_ACCESS_MW_BIND)
+
+static struct irn_mr *mr_create(struct ib_pd *pd, enum irn_mr_kind kind,
+				int access)
+{
+	struct irn_dev *dev = to_irn_dev(pd->device);
+	struct irn_mr *mr;
+	u32 index;
+	int err;
+
+	if (access & ~IRN_MR_ALL_ACCESS)
+		return ERR_PTR(-EOPNOTSUPP);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	err = xa_alloc_cyclic(&dev->mr_keys, &index, mr,
+			      XA_LIMIT(1, IRN_MR_MAX_INDEX), &dev->mr_next,
+			      GFP_KERNEL);
+	if (err < 0) {
+		kfree(mr);
+		return ERR_PTR(err == -EBUSY ? -ENOMEM : err);
+	}
+	mr->kind = kind;
+	mr->access = access;
+	mr->ib_mr.lkey = index << 8 | get_random_u8();
+	/* A remote key exists only if remote access was asked for. */
+	if (access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+		      IB_ACCESS_REMOTE_ATOMIC))
+		mr->ib_mr.rkey = mr->ib_mr.lkey;
+	refcount_set(&mr->refs, 1);
+	init_completion(&mr->done);
+	return mr;
+}
+
+static void mr_destroy(struct irn_dev *dev, struct irn_mr *mr)
+{
+	xa_erase(&dev->mr_keys, mr->ib_mr.lkey >> 8);
+	irn_mr_put(mr);
+	wait_for_completion(&mr->done);
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	kfree_rcu(mr, rcu);
+}
+
+/**
+ * irn_mr_get_dma() - ib_device_ops.get_dma_mr
+ * @pd: protection domain
+ * @access: IB_ACCESS_* flags
+ *
+ * Context: process context, may sleep.
+ * Return: an MR covering all kernel memory, or an ERR_PTR.
+ */
+struct ib_mr *irn_mr_get_dma(struct ib_pd *pd, int access)
+{
+	struct irn_mr *mr = mr_create(pd, IRN_MR_DMA, access);
+
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->ib_mr.length = U64_MAX;
+	mr->valid = true;
+	return &mr->ib_mr;
+}
+
+static int map_umem(struct irn_mr *mr)
+{
+	struct ib_umem *umem = mr->umem;
+	struct sg_page_iter iter;
+	u32 i = 0;
+
+	mr->max_pages = ib_umem_num_pages(umem);
+	mr->pages = kvcalloc(mr->max_pages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
+		if (WARN_ON_ONCE(i >= mr->max_pages))
+			return -EFAULT;
+		mr->pages[i++] = (u64)page_address(sg_page_iter_page(&iter));
+	}
+	mr->npages = i;
+	mr->page_shift = PAGE_SHIFT;
+	mr->offset = ib_umem_offset(umem);
+	return 0;
+}
+
+/**
+ * irn_mr_reg_user() - ib_device_ops.reg_user_mr
+ * @pd: protection domain
+ * @start: user virtual address of the memory
+ * @length: bytes
+ * @iova: address the peer and work requests use for @start
+ * @access: IB_ACCESS_* flags
+ * @udata: the rxe provider sends no request and expects no reply
+ *
+ * Context: process context, may sleep.
+ * Return: the MR or an ERR_PTR.
+ */
+struct ib_mr *irn_mr_reg_user(struct ib_pd *pd, u64 start, u64 length,
+			      u64 iova, int access, struct ib_udata *udata)
+{
+	struct irn_dev *dev = to_irn_dev(pd->device);
+	struct irn_mr *mr;
+	int err;
+
+	if (!length || iova + length < iova)
+		return ERR_PTR(-EINVAL);
+	mr = mr_create(pd, IRN_MR_USER, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->umem = ib_umem_get(pd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		mr->umem = NULL;
+		goto err_destroy_mr;
+	}
+	err = map_umem(mr);
+	if (err)
+		goto err_destroy_mr;
+	mr->ib_mr.iova = iova;
+	mr->ib_mr.length = length;
+	mr->valid = true;
+	return &mr->ib_mr;
+
+err_destroy_mr:
+	mr_destroy(dev, mr);
+	return ERR_PTR(err);
+}
+
+/**
+ * irn_mr_alloc() - ib_device_ops.alloc_mr, for fast registration
+ * @pd: protection domain
+ * @type: IB_MR_TYPE_MEM_REG only
+ * @max_num_sg: most pages a registration may map
+ *
+ * Context: process context, may sleep.
+ * Return: an MR whose keys are invalid until a REG_MR work request, or an
+ * ERR_PTR.
+ */
+struct ib_mr *irn_mr_alloc(struct ib_pd *pd, enum ib_mr_type type,
+			   u32 max_num_sg)
+{
+	struct irn_dev *dev = to_irn_dev(pd->device);
+	struct irn_mr *mr;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EINVAL);
+	if (!max_num_sg || max_num_sg > dev->attr.max_fast_reg_page_list_len)
+		return ERR_PTR(-EINVAL);
+	mr = mr_create(pd, IRN_MR_FAST, 0);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->pages = kvcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages) {
+		mr_destroy(dev, mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->max_pages = max_num_sg;
+	mr->ib_mr.rkey = mr->ib_mr.lkey;
+	return &mr->ib_mr;
+}
+
+static int set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct irn_mr *mr = to_irn_mr(ibmr);
+
+	if (mr->npages >= mr->max_pages)
+		return -ENOMEM;
+	mr->pages[mr->npages++] = addr;
+	return 0;
+}
+
+/**
+ * irn_mr_map_sg() - ib_device_ops.map_mr_sg
+ * @ibmr: fast-registration MR, not valid
+ * @sg: scatterlist of kernel memory
+ * @sg_nents: entries in @sg
+ * @sg_offset: offset into the first entry, updated
+ *
+ * Context: any, does not sleep.
+ * Return: entries mapped.
+ */
+int irn_mr_map_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset)
+{
+	struct irn_mr *mr = to_irn_mr(ibmr);
+	int n;
+
+	mr->npages = 0;
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, set_page);
+	mr->page_shift = ilog2(ibmr->page_size);
+	mr->offset = ibmr->iova & (ibmr->page_size - 1);
+	return n;
+}
+
+/**
+ * irn_mr_dereg() - ib_device_ops.dereg_mr
+ * @ibmr: MR
+ * @udata: unused
+ *
+ * Waits for packets still copying to or from the MR.
+ *
+ * Context: process context, may sleep.
+ * Return: 0.
+ */
+int irn_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	mr_destroy(to_irn_dev(ibmr->device), to_irn_mr(ibmr));
+	return 0;
+}
+
+/**
+ * irn_mr_lookup() - find an MR by key, for the datapath
+ * @dev: device
+ * @key: lkey or rkey
+ * @remote: @key is an rkey from the wire
+ *
+ * Context: any, does not sleep.
+ * Return: the MR with a reference held (irn_mr_put()), or NULL if no MR has
+ * this exact key.
+ */
+struct irn_mr *irn_mr_lookup(struct irn_dev *dev, u32 key, bool remote)
+{
+	struct irn_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&dev->mr_keys, key >> 8);
+	if (mr && ((remote ? mr->ib_mr.rkey : mr->ib_mr.lkey) != key ||
+		   !refcount_inc_not_zero(&mr->refs)))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+/**
+ * irn_mr_put() - drop a reference from irn_mr_lookup()
+ * @mr: MR
+ *
+ * Context: any.
+ */
+void irn_mr_put(struct irn_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->refs))
+		complete(&mr->done);
+}
+
+/**
+ * irn_mr_check() - may this access use this MR
+ * @mr: MR from irn_mr_lookup()
+ * @pd: protection domain of the QP doing the access
+ * @access: IB_ACCESS_* needed; 0 for a local read
+ * @iova: first byte
+ * @len: bytes
+ *
+ * Context: any.
+ * Return: IB_WC_SUCCESS, or IB_WC_LOC_PROT_ERR / IB_WC_REM_ACCESS_ERR style
+ * status: the caller maps it for local or remote use.
+ */
+enum ib_wc_status irn_mr_check(struct irn_mr *mr, struct ib_pd *pd,
+			       int access, u64 iova, u64 len)
+{
+	u64 start = mr->ib_mr.iova;
+
+	if (!READ_ONCE(mr->valid) || mr->ib_mr.pd != pd)
+		return IB_WC_LOC_PROT_ERR;
+	if ((mr->access & access) != access)
+		return IB_WC_LOC_PROT_ERR;
+	if (mr->kind == IRN_MR_DMA)
+		return IB_WC_SUCCESS;
+	/* Written so that no sum can overflow. */
+	if (iova < start || len > mr->ib_mr.length ||
+	    iova - start > mr->ib_mr.length - len)
+		return IB_WC_LOC_PROT_ERR;
+	return IB_WC_SUCCESS;
+}
+
+/* Kernel address of @iova and how many bytes follow it in the same page. */
+static void *mr_addr(struct irn_mr *mr, u64 iova, u32 *room)
+{
+	u64 off, page_size;
+	u32 idx;
+
+	if (mr->kind == IRN_MR_DMA) {
+		*room = U32_MAX;
+		return (void *)(uintptr_t)iova;
+	}
+	page_size = 1ULL << mr->page_shift;
+	off = iova - mr->ib_mr.iova + mr->offset;
+	idx = off >> mr->page_shift;
+	off &= page_size - 1;
+	if (WARN_ON_ONCE(idx >= mr->npages)) {
+		*room = 0;
+		return NULL;
+	}
+	*room = page_size - off;
+	return (void *)(uintptr_t)(mr->pages[idx] + off);
+}
+
+/**
+ * irn_mr_copy() - copy between an MR and a kernel buffer
+ * @mr: MR; irn_mr_check() has accepted the range
+ * @iova: first byte in the MR
+ * @buf: kernel buffer
+ * @len: bytes
+ * @to_mr: copy @buf into the MR, else the MR into @buf
+ *
+ * Context: any.
+ */
+void irn_mr_copy(struct irn_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
+{
+	while (len) {
+		u32 room;
+		void *addr = mr_addr(mr, iova, &room);
+		u32 n = min(len, room);
+
+		if (!addr)
+			return;
+		if (to_mr)
+			memcpy(addr, buf, n);
+		else
+			memcpy(buf, addr, n);
+		iova += n;
+		buf += n;
+		len -= n;
+	}
+}
+
+/**
+ * irn_mr_copy_from_skb() - place packet payload into an MR
+ * @mr: MR; irn_mr_check() has accepted the range
+ * @iova: first byte in the MR
+ * @skb: packet; its payload may be in fragments
+ * @offset: payload offset from skb->data
+ * @len: bytes
+ *
+ * Context: any.
+ * Return: 0, or -EFAULT if @skb is shorter than promised.
+ */
+int irn_mr_copy_from_skb(struct irn_mr *mr, u64 iova,
+			 const struct sk_buff *skb, int offset, u32 len)
+{
+	while (len) {
+		u32 room;
+		void *addr = mr_addr(mr, iova, &room);
+		u32 n = min(len, room);
+
+		if (!addr || skb_copy_bits(skb, offset, addr, n))
+			return -EFAULT;
+		iova += n;
+		offset += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/**
+ * irn_mr_atomic_addr() - kernel address of an 8-byte atomic target
+ * @mr: MR; irn_mr_check() has accepted 8 bytes at @iova
+ * @iova: 8-byte aligned address
+ *
+ * Context: any.
+ * Return: the address, or NULL if @iova is not 8-byte aligned.
+ */
+u64 *irn_mr_atomic_addr(struct irn_mr *mr, u64 iova)
+{
+	u32 room;
+
+	if (iova & 7)
+		return NULL;
+	return mr_addr(mr, iova, &room);
+}
+
+static enum ib_wc_status copy_sge(struct irn_dev *dev, struct ib_pd *pd,
+				  const struct rxe_sge *sge, u32 sge_off,
+				  struct irn_copy *data, u32 n, bool to_sge)
+{
+	u64 addr = sge->addr + sge_off;
+	enum ib_wc_status status;
+	struct irn_mr *mr;
+
+	mr = irn_mr_lookup(dev, sge->lkey, false);
+	if (!mr)
+		return IB_WC_LOC_PROT_ERR;
+	status = irn_mr_check(mr, pd, to_sge ? IB_ACCESS_LOCAL_WRITE : 0,
+			      addr, n);
+	if (status == IB_WC_SUCCESS) {
+		if (data->buf) {
+			irn_mr_copy(mr, addr, data->buf, n, to_sge);
+			data->buf += n;
+		} else if (irn_mr_copy_from_skb(mr, addr, data->skb,
+						data->skb_off, n)) {
+			status = IB_WC_LOC_LEN_ERR;
+		} else {
+			data->skb_off += n;
+		}
+	}
+	irn_mr_put(mr);
+	return status;
+}
+
+/**
+ * irn_mr_copy_sges() - copy between an SGE list and a buffer or packet
+ * @dev: device
+ * @pd: protection domain of the QP; every lkey must belong to it
+ * @sges: SGE list; may be in a ring user space writes, so each entry is
+ *	  read once and checked
+ * @num_sge: entries in @sges
+ * @offset: byte offset into the list where the copy starts
+ * @data: the other side, advanced past what was copied
+ * @len: bytes
+ * @to_sges: copy into the SGEs (needs IB_ACCESS_LOCAL_WRITE)
+ *
+ * Context: any, does not sleep.
+ * Return: IB_WC_SUCCESS; IB_WC_LOC_PROT_ERR for a bad key, access or range;
+ * IB_WC_LOC_LEN_ERR if the list is shorter than @offset + @len.
+ */
+enum ib_wc_status irn_mr_copy_sges(struct irn_dev *dev, struct ib_pd *pd,
+				   const struct rxe_sge *sges, u32 num_sge,
+				   u32 offset, struct irn_copy *data, u32 len,
+				   bool to_sges)
+{
+	enum ib_wc_status status;
+	struct rxe_sge sge;
+	u32 i, n;
+
+	for (i = 0; i < num_sge && len; i++) {
+		memcpy(&sge, &sges[i], sizeof(sge));
+		sge.length = READ_ONCE(sge.length);
+		if (offset >= sge.length) {
+			offset -= sge.length;
+			continue;
+		}
+		n = min(len, sge.length - offset);
+		status = copy_sge(dev, pd, &sge, offset, data, n, to_sges);
+		if (status != IB_WC_SUCCESS)
+			return status;
+		offset = 0;
+		len -= n;
+	}
+	return len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
+}
+
+/**
+ * irn_mr_fast_register() - execute a REG_MR work request
+ * @mr: fast-registration MR with pages mapped by irn_mr_map_sg()
+ * @key: new key; only its low 8 bits may differ from the current one
+ * @access: IB_ACCESS_* flags
+ *
+ * Context: any; from the requester.
+ * Return: 0 or -EINVAL.
+ */
+int irn_mr_fast_register(struct irn_mr *mr, u32 key, int access)
+{
+	if (mr->kind != IRN_MR_FAST || (key >> 8) != (mr->ib_mr.lkey >> 8) ||
+	    (access & ~IRN_MR_ALL_ACCESS))
+		return -EINVAL;
+	mr->access = access;
+	mr->ib_mr.lkey = key;
+	mr->ib_mr.rkey = key;
+	/* Publish the new state before the key becomes usable. */
+	smp_store_release(&mr->valid, true);
+	return 0;
+}
+
+/**
+ * irn_mr_invalidate() - LOCAL_INV, or SEND_WITH_INV from the peer
+ * @dev: device
+ * @key: key to invalidate
+ * @pd: protection domain of the QP asking
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL if @key names no fast-registration MR of @pd.
+ */
+int irn_mr_invalidate(struct irn_dev *dev, u32 key, struct ib_pd *pd)
+{
+	struct irn_mr *mr = irn_mr_lookup(dev, key, false);
+	int err = -EINVAL;
+
+	if (!mr)
+		return err;
+	if (mr->kind == IRN_MR_FAST && mr->ib_mr.pd == pd) {
+		WRITE_ONCE(mr->valid, false);
+		err = 0;
+	}
+	irn_mr_put(mr);
+	return err;
+}

@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Queue pair verbs: creation, attributes and the IBTA state machine,
+ * destruction, and the kernel consumers' post_send and post_recv (user
+ * space writes its rings directly and only rings the send doorbell).
+ */
+
+#include <linux/slab.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_verbs.h>
+
+#include "irn_av.h"
+#include "irn_cq.h"
+#include "irn_dev.h"
+#include "irn_engine.h"
+#include "irn_psn.h"
+#include "irn_qp.h"
+#include "irn_qp_verbs.h"
+#include "irn_verbs.h"
+
+#define IRN_QPN_MIN		16
+
+static size_t sq_elem_size(u32 max_sge, u32 max_inline)
+{
+	return sizeof(struct rxe_send_wqe) +
+	       max_t(size_t, max_sge * sizeof(struct rxe_sge), max_inline);
+}
+
+static size_t rq_elem_size(u32 max_sge)
+{
+	return sizeof(struct rxe_recv_wqe) + max_sge * sizeof(struct rxe_sge);
+}
+
+static int check_init(struct ib_qp_init_attr *init, struct ib_udata *udata)
+{
+	struct ib_qp_cap *cap = &init->cap;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:
+		if (udata)
+			return -EINVAL;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags || init->srq)
+		return -EOPNOTSUPP;
+	if (!cap->max_send_wr || cap->max_send_wr > IRN_MAX_QP_WR ||
+	    !cap->max_recv_wr || cap->max_recv_wr > IRN_MAX_QP_WR ||
+	    cap->max_send_sge > IRN_MAX_SGE ||
+	    cap->max_recv_sge > IRN_MAX_SGE ||
+	    cap->max_inline_data > IRN_MAX_INLINE)
+		return -EINVAL;
+	if (udata && udata->inlen)
+		return -EINVAL;
+	if (udata && udata->outlen < sizeof(struct rxe_create_qp_resp))
+		return -EINVAL;
+	return 0;
+}
+
+static int init_rings(struct irn_qp *qp, struct ib_qp_init_attr *init,
+		      struct ib_udata *udata)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	struct rxe_create_qp_resp resp = {};
+	size_t payload;
+	int err;
+
+	cap->max_send_sge = max(cap->max_send_sge, 1U);
+	cap->max_recv_sge = max(cap->max_recv_sge, 1U);
+	payload = sq_elem_size(cap->max_send_sge, cap->max_inline_data) -
+		  sizeof(struct rxe_send_wqe);
+	/* The rings' real room, which the provider sizes its checks by. */
+	cap->max_send_sge = payload / sizeof(struct rxe_sge);
+	cap->max_inline_data = payload;
+	qp->sq.max_wr = cap->max_send_wr;
+	qp->sq.max_sge = cap->max_send_sge;
+	qp->sq.max_inline = cap->max_inline_data;
+	qp->rq.max_wr = cap->max_recv_wr;
+	qp->rq.max_sge = cap->max_recv_sge;
+
+	err = irn_queue_init(&qp->sq.queue, cap->max_send_wr,
+			     sizeof(struct rxe_send_wqe) + payload, qp->user);
+	if (err)
+		return err;
+	err = irn_queue_init(&qp->rq.queue, cap->max_recv_wr,
+			     rq_elem_size(cap->max_recv_sge), qp->user);
+	if (err)
+		goto err_cleanup_sq;
+	qp->swqe = kvcalloc(qp->sq.queue.mask + 1, sizeof(*qp->swqe),
+			    GFP_KERNEL);
+	if (!qp->swqe) {
+		err = -ENOMEM;
+		goto err_cleanup_rq;
+	}
+	if (!udata)
+		return 0;
+
+	err = irn_queue_map(&qp->sq.queue, udata, &resp.sq_mi);
+	if (err)
+		goto err_free_swqe;
+	err = irn_queue_map(&qp->rq.queue, udata, &resp.rq_mi);
+	if (err)
+		goto err_free_swqe;
+	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_free_swqe;
+	return 0;
+
+err_free_swqe:
+	kvfree(qp->swqe);
+err_cleanup_rq:
+	irn_queue_cleanup(&qp->rq.queue);
+err_cleanup_sq:
+	irn_queue_cleanup(&qp->sq.queue);
+	return err;
+}
+
+static void init_engines(struct irn_qp *qp)
+{
+	skb_queue_head_init(&qp->resp_pkts);
+	skb_queue_head_init(&qp->comp_pkts);
+	irn_task_init(&qp->req_task, irn_requester);
+	irn_task_init(&qp->resp_task, irn_responder);
+	irn_task_init(&qp->comp_task, irn_completer);
+	hrtimer_init(&qp->comp.rto, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->comp.rto.function = irn_comp_rto_expired;
+	hrtimer_init(&qp->comp.rnr_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_SOFT);
+	qp->comp.rnr_timer.function = irn_comp_rnr_expired;
+	atomic_set(&qp->rewind, 0);
+	atomic_set(&qp->comp.timeout, 0);
+	atomic_set(&qp->req.rd_atomic, 0);
+}
+
+static int publish_qpn(struct irn_dev *dev, struct irn_qp *qp)
+{
+	u32 qpn;
+	int err;
+
+	if (qp->ib_qp.qp_type == IB_QPT_GSI) {
+		if (rcu_access_pointer(dev->gsi))
+			return -EBUSY;
+		qp->ib_qp.qp_num = 1;
+		rcu_assign_pointer(dev->gsi, qp);
+		return 0;
+	}
+	err = xa_alloc_cyclic(&dev->qps, &qpn, qp,
+			      XA_LIMIT(IRN_QPN_MIN, IRN_MAX_QP + IRN_QPN_MIN),
+			      &dev->qp_next, GFP_KERNEL);
+	if (err < 0)
+		return err;
+	qp->ib_qp.qp_num = qpn;
+	return 0;
+}
+
+/**
+ * irn_qp_create() - ib_device_ops.create_qp
+ * @ibqp: QP allocated by the RDMA core
+ * @init: type, CQs and capabilities; the real capabilities are written back
+ * @udata: rxe provider response (struct rxe_create_qp_resp), or NULL
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or a negative errno.
+ */
+int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata)
+{
+	struct irn_dev *dev = to_irn_dev(ibqp->device);
+	struct irn_qp *qp = to_irn_qp(ibqp);
+	int err;
+
+	err = check_init(init, udata);
+	if (err)
+		return err;
+	qp->dev = dev;
+	qp->user = udata;
+	qp->scq = to_irn_cq(init->send_cq);
+	qp->rcq = to_irn_cq(init->recv_cq);
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->state = IB_QPS_RESET;
+	qp->mtu = ib_mtu_enum_to_int(IB_MTU_256);
+	refcount_set(&qp->refs, 1);
+	init_completion(&qp->done);
+	spin_lock_init(&qp->state_lock);
+	spin_lock_init(&qp->sq.lock);
+	spin_lock_init(&qp->rq.lock);
+	init_engines(qp);
+
+	qp->resp.res = kcalloc(IRN_MAX_RD_ATOMIC, sizeof(*qp->resp.res),
+			       GFP_KERNEL);
+	if (!qp->resp.res)
+		return -ENOMEM;
+	err = init_rings(qp, init, udata);
+	if (err)
+		goto err_free_res;
+	if (ibqp->qp_type == IB_QPT_GSI)
+		qp->qkey = IB_QP1_QKEY;
+	err = publish_qpn(dev, qp);
+	if (err)
+		goto err_cleanup_rings;
+	return 0;
+
+err_cleanup_rings:
+	kvfree(qp->swqe);
+	irn_queue_cleanup(&qp->rq.queue);
+	irn_queue_cleanup(&qp->sq.queue);
+err_free_res:
+	kfree(qp->resp.res);
+	return err;
+}
+
+/* Back to a freshly created QP: rings empty, engines idle. */
+static void reset_qp(struct irn_qp *qp)
+{
+	irn_task_disable(&qp->req_task);
+	irn_task_disable(&qp->comp_task);
+	irn_task_disable(&qp->resp_task);
+	hrtimer_cancel(&qp->comp.rto);
+	hrtimer_cancel(&qp->comp.rnr_timer);
+	skb_queue_purge(&qp->resp_pkts);
+	skb_queue_purge(&qp->comp_pkts);
+	memset(&qp->req, 0, sizeof(qp->req));
+	qp->comp.head = 0;
+	qp->comp.read_offset = 0;
+	memset(&qp->resp, 0, offsetof(typeof(qp->resp), res));
+	memset(qp->resp.res, 0, IRN_MAX_RD_ATOMIC * sizeof(*qp->resp.res));
+	memset(qp->swqe, 0, (qp->sq.queue.mask + 1) * sizeof(*qp->swqe));
+	qp->sq.queue.index = 0;
+	qp->rq.queue.index = 0;
+	qp->sq.queue.buf->producer_index = 0;
+	qp->sq.queue.buf->consumer_index = 0;
+	qp->rq.queue.buf->producer_index = 0;
+	qp->rq.queue.buf->consumer_index = 0;
+	init_engines(qp);
+}
+
+static int apply_av(struct irn_qp *qp, struct ib_qp_attr *attr, int mask)
+{
+	u32 rqpn = mask & IB_QP_DEST_QPN ? attr->dest_qp_num : qp->dest_qpn;
+	struct irn_av av;
+	int err;
+
+	err = irn_av_init(&av, &attr->ah_attr, irn_qp_num(qp), rqpn,
+			  GFP_KERNEL);
+	if (err)
+		return err;
+	irn_av_cleanup(&qp->av);
+	qp->av = av;
+	return 0;
+}
+
+static void apply_attrs(struct irn_qp *qp, struct ib_qp_attr *attr, int mask)
+{
+	struct irn_dev *dev = qp->dev;
+
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->access = attr->qp_access_flags;
+	if (mask & IB_QP_QKEY)
+		qp->qkey = attr->qkey;
+	if (mask & IB_QP_PATH_MTU)
+		qp->mtu = ib_mtu_enum_to_int(min(attr->path_mtu,
+			irn_mtu_from_netdev(READ_ONCE(dev->ndev->mtu))));
+	if (mask & IB_QP_TIMEOUT)
+		qp->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->retry_cnt = qp->comp.retry_left = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->rnr_retry = qp->comp.rnr_left = attr->rnr_retry;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_RQ_PSN)
+		qp->resp.epsn = attr->rq_psn & IRN_PSN_MASK;
+	if (mask & IB_QP_SQ_PSN) {
+		qp->req.psn = attr->sq_psn & IRN_PSN_MASK;
+		qp->comp.psn = qp->req.psn;
+	}
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = clamp_t(u8, attr->max_rd_atomic, 1,
+					    IRN_MAX_RD_ATOMIC);
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->max_dest_rd_atomic = min_t(u8, attr->max_dest_rd_atomic,
+					       IRN_MAX_RD_ATOMIC);
+	if (mask & IB_QP_DEST_QPN)
+		qp->dest_qpn = attr->dest_qp_num & IRN_PSN_MASK;
+}
+
+/**
+ * irn_qp_modify() - ib_device_ops.modify_qp
+ * @ibqp: QP
+ * @attr: new attributes
+ * @mask: IB_QP_* attributes to change
+ * @udata: the rxe provider sends none
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or a negative errno; on error nothing changed.
+ */
+int irn_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata)
+{
+	struct irn_qp *qp = to_irn_qp(ibqp);
+	enum ib_qp_state cur = irn_qp_state(qp);
+	enum ib_qp_state next = mask & IB_QP_STATE ? attr->qp_state : cur;
+	int err;
+
+	if (mask & IB_QP_CUR_STATE)
+		cur = attr->cur_qp_state;
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
+		return -EINVAL;
+	if ((mask & IB_QP_PORT) && attr->port_num != IRN_PORT)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE |
+				       IB_ACCESS_REMOTE_READ |
+				       IB_ACCESS_REMOTE_ATOMIC |
+				       IB_ACCESS_LOCAL_WRITE)))
+		return -EOPNOTSUPP;
+	if (mask & IB_QP_AV) {
+		err = apply_av(qp, attr, mask);
+		if (err)
+			return err;
+	}
+	if (next == IB_QPS_RESET && cur != IB_QPS_RESET)
+		reset_qp(qp);
+	apply_attrs(qp, attr, mask);
+
+	if (next == IB_QPS_ERR) {
+		irn_qp_error(qp);
+	} else {
+		spin_lock_irq(&qp->state_lock);
+		WRITE_ONCE(qp->state, next);
+		spin_unlock_irq(&qp->state_lock);
+	}
+	if (next == IB_QPS_RTS)
+		irn_task_run(&qp->req_task);
+	return 0;
+}
+
+/**
+ * irn_qp_query() - ib_device_ops.query_qp
+ * @ibqp: QP
+ * @attr: filled with the current attributes
+ * @mask: attributes asked for; all are filled
+ * @init: filled with the creation attributes
+ *
+ * Context: process context.
+ * Return: 0.
+ */
+int irn_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init)
+{
+	struct irn_qp *qp = to_irn_qp(ibqp);
+
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = irn_qp_state(qp);
+	attr->cur_qp_state = attr->qp_state;
+	attr->path_mtu = ib_mtu_int_to_enum(qp->mtu);
+	attr->qp_access_flags = qp->access;
+	attr->qkey = qp->qkey;
+	attr->rq_psn = qp->resp.epsn;
+	attr->sq_psn = qp->req.psn;
+	attr->dest_qp_num = qp->dest_qpn;
+	attr->timeout = qp->timeout;
+	attr->retry_cnt = qp->retry_cnt;
+	attr->rnr_retry = qp->rnr_retry;
+	attr->min_rnr_timer = qp->min_rnr_timer;
+	attr->max_rd_atomic = qp->max_rd_atomic;
+	attr->max_dest_rd_atomic = qp->max_dest_rd_atomic;
+	attr->port_num = IRN_PORT;
+	attr->cap.max_send_wr = qp->sq.max_wr;
+	attr->cap.max_recv_wr = qp->rq.max_wr;
+	attr->cap.max_send_sge = qp->sq.max_sge;
+	attr->cap.max_recv_sge = qp->rq.max_sge;
+	attr->cap.max_inline_data = qp->sq.max_inline;
+
+	memset(init, 0, sizeof(*init));
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
+					     IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+/**
+ * irn_qp_destroy() - ib_device_ops.destroy_qp
+ * @ibqp: QP
+ * @udata: unused
+ *
+ * Unpublishes the QP number, waits for packets being processed, stops the
+ * engines and timers.
+ *
+ * Context: process context, may sleep.
+ * Return: 0.
+ */
+int irn_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct irn_qp *qp = to_irn_qp(ibqp);
+	struct irn_dev *dev = qp->dev;
+
+	if (ibqp->qp_type == IB_QPT_GSI)
+		RCU_INIT_POINTER(dev->gsi, NULL);
+	else
+		xa_erase(&dev->qps, irn_qp_num(qp));
+	/* Lookups that found the QP before it left the table are done. */
+	synchronize_rcu();
+	irn_qp_put(qp);
+	wait_for_completion(&qp->done);
+
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	irn_task_disable(&qp->req_task);
+	irn_task_disable(&qp->comp_task);
+	irn_task_disable(&qp->resp_task);
+	hrtimer_cancel(&qp->comp.rto);
+	hrtimer_cancel(&qp->comp.rnr_timer);
+	skb_queue_purge(&qp->resp_pkts);
+	skb_queue_purge(&qp->comp_pkts);
+	irn_av_cleanup(&qp->av);
+	kvfree(qp->swqe);
+	irn_queue_cleanup(&qp->rq.queue);
+	irn_queue_cleanup(&qp->sq.queue);
+	kfree(qp->resp.res);
+	return 0;
+}
+
+static int copy_kernel_sges(struct rxe_dma_info *dma, const struct ib_sge *sg,
+			    int num_sge, u32 max_sge)
+{
+	int i;
+
+	if (num_sge > max_sge)
+		return -EINVAL;
+	dma->num_sge = num_sge;
+	dma->length = 0;
+	for (i = 0; i < num_sge; i++) {
+		dma->sge[i].addr = sg[i].addr;
+		dma->sge[i].length = sg[i].length;
+		dma->sge[i].lkey = sg[i].lkey;
+		dma->length += sg[i].length;
+	}
+	dma->resid = dma->length;
+	return 0;
+}
+
+static int copy_inline(struct irn_qp *qp, struct rxe_send_wqe *wqe,
+		       const struct ib_send_wr *wr)
+{
+	u32 len = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		if (wr->sg_list[i].length > qp->sq.max_inline - len)
+			return -EINVAL;
+		memcpy(wqe->dma.inline_data + len,
+		       (void *)(uintptr_t)wr->sg_list[i].addr,
+		       wr->sg_list[i].length);
+		len += wr->sg_list[i].length;
+	}
+	wqe->dma.length = len;
+	return 0;
+}
+
+static void fill_wr(struct rxe_send_wr *out, const struct ib_send_wr *wr)
+{
+	out->wr_id = wr->wr_id;
+	out->opcode = wr->opcode;
+	out->send_flags = wr->send_flags;
+	out->ex.imm_data = wr->ex.imm_data;
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		out->wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		out->wr.rdma.rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		out->wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		out->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		out->wr.atomic.swap = atomic_wr(wr)->swap;
+		out->wr.atomic.rkey = atomic_wr(wr)->rkey;
+		break;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_SEND_WITH_INV:
+		out->ex.invalidate_rkey = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_REG_MR:
+		out->wr.reg.mr = reg_wr(wr)->mr;
+		out->wr.reg.key = reg_wr(wr)->key;
+		out->wr.reg.access = reg_wr(wr)->access;
+		break;
+	default:
+		break;
+	}
+}
+
+static int post_one_send(struct irn_qp *qp, const struct ib_send_wr *wr)
+{
+	struct irn_queue *q = &qp->sq.queue;
+	struct rxe_send_wqe *wqe;
+
+	if (((q->buf->producer_index + 1) & q->mask) ==
+	    (qp->comp.head & q->mask))
+		return -ENOMEM;
+	wqe = irn_qp_sq_slot(qp, q->buf->producer_index);
+	memset(wqe, 0, sizeof(*wqe));
+	fill_wr(&wqe->wr, wr);
+	if (irn_qp_is_ud(qp)) {
+		wqe->wr.wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+		wqe->wr.wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+		wqe->wr.wr.ud.ah_num = to_irn_ah(ud_wr(wr)->ah)->ah_num;
+	}
+	if (wr->send_flags & IB_SEND_INLINE) {
+		if (copy_inline(qp, wqe, wr))
+			return -EINVAL;
+	} else if (copy_kernel_sges(&wqe->dma, wr->sg_list, wr->num_sge,
+				    qp->sq.max_sge)) {
+		return -EINVAL;
+	}
+	/* Pairs with the requester's load-acquire of the producer. */
+	smp_store_release(&q->buf->producer_index,
+			  (q->buf->producer_index + 1) & q->mask);
+	return 0;
+}
+
+/**
+ * irn_qp_post_send() - ib_device_ops.post_send
+ * @ibqp: QP
+ * @wr: work requests of a kernel consumer; NULL for the user doorbell
+ * @bad_wr: set to the first request not posted
+ *
+ * Runs the requester right away.
+ *
+ * Context: any, does not sleep.
+ * Return: 0 or a negative errno.
+ */
+int irn_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		     const struct ib_send_wr **bad_wr)
+{
+	struct irn_qp *qp = to_irn_qp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->user) {
+		if (irn_qp_state(qp) < IB_QPS_RTS)
+			return -EINVAL;
+		irn_task_run(&qp->req_task);
+		return 0;
+	}
+	if (irn_qp_state(qp) < IB_QPS_RTS) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	for (; wr; wr = wr->next) {
+		err = post_one_send(qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	irn_task_run(&qp->req_task);
+	return err;
+}
+
+/**
+ * irn_qp_post_recv() - ib_device_ops.post_recv, for kernel consumers
+ * @ibqp: QP
+ * @wr: receive work requests
+ * @bad_wr: set to the first request not posted
+ *
+ * Context: any, does not sleep.
+ * Return: 0 or a negative errno.
+ */
+int irn_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		     const struct ib_recv_wr **bad_wr)
+{
+	struct irn_qp *qp = to_irn_qp(ibqp);
+	struct irn_queue *q = &qp->rq.queue;
+	struct rxe_recv_wqe *wqe;
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->user)
+		return -EINVAL;
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	for (; wr; wr = wr->next) {
+		u32 prod = q->buf->producer_index;
+
+		if (((prod + 1) & q->mask) ==
+		    (smp_load_acquire(&q->buf->consumer_index) & q->mask)) {
+			err = -ENOMEM;
+		} else {
+			wqe = irn_qp_rq_slot(qp, prod);
+			wqe->wr_id = wr->wr_id;
+			err = copy_kernel_sges(&wqe->dma, wr->sg_list,
+					       wr->num_sge, qp->rq.max_sge);
+		}
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+		smp_store_release(&q->buf->producer_index,
+				  (prod + 1) & q->mask);
+	}
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	if (irn_qp_state(qp) == IB_QPS_ERR)
+		irn_task_sched(&qp->resp_task);
+	return err;
+}

@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Requester: turns send WQEs into packets.
+ *
+ * Each round of irn_requester() sends at most one packet, as a small state
+ * machine: find the next WQE (snapshotting and validating it the first
+ * time), run it locally if it is a local operation, check that the window
+ * and the read/atomic credits allow another packet, then build and send it.
+ * Retransmission is the completer's decision; it asks through qp->rewind and
+ * the requester restarts from that PSN (go-back-N).
+ */
+
+#include <linux/skbuff.h>
+#include <asm/unaligned.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_pack.h>
+
+#include "irn_av.h"
+#include "irn_dev.h"
+#include "irn_engine.h"
+#include "irn_hdr.h"
+#include "irn_mr.h"
+#include "irn_psn.h"
+#include "irn_qp.h"
+#include "irn_xmit.h"
+
+/* Packets in flight per RC QP before the requester waits for ACKs. */
+#define IRN_MAX_INFLIGHT	128
+/* Ask for an ACK at least this often within a long message. */
+#define IRN_ACK_EVERY		32
+
+enum req_state {
+	REQ_NEXT_WQE,
+	REQ_LOCAL_OP,
+	REQ_CHECK_WINDOW,
+	REQ_SEND,
+	REQ_DONE_MORE,
+	REQ_DONE_IDLE,
+};
+
+static const u32 ops_rc = BIT(IB_WR_RDMA_WRITE) |
+	BIT(IB_WR_RDMA_WRITE_WITH_IMM) | BIT(IB_WR_SEND) |
+	BIT(IB_WR_SEND_WITH_IMM) | BIT(IB_WR_RDMA_READ) |
+	BIT(IB_WR_ATOMIC_CMP_AND_SWP) | BIT(IB_WR_ATOMIC_FETCH_AND_ADD) |
+	BIT(IB_WR_LOCAL_INV) | BIT(IB_WR_SEND_WITH_INV);
+static const u32 ops_uc = BIT(IB_WR_RDMA_WRITE) |
+	BIT(IB_WR_RDMA_WRITE_WITH_IMM) | BIT(IB_WR_SEND) |
+	BIT(IB_WR_SEND_WITH_IMM) | BIT(IB_WR_LOCAL_INV);
+static const u32 ops_ud = BIT(IB_WR_SEND) | BIT(IB_WR_SEND_WITH_IMM);
+
+static bool opcode_allowed(const struct irn_qp *qp, u32 opcode)
+{
+	u32 allowed = irn_qp_is_rc(qp) ? ops_rc :
+		      irn_qp_is_ud(qp) ? ops_ud : ops_uc;
+
+	/* REG_MR names a kernel MR by pointer: never from a user ring. */
+	if (opcode == IB_WR_REG_MR)
+		return !qp->user && !irn_qp_is_ud(qp);
+	return opcode < 32 && (allowed & BIT(opcode));
+}
+
+static bool is_read_or_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ ||
+	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool is_local(u32 opcode)
+{
+	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR;
+}
+
+static bool is_atomic(u32 opcode)
+{
+	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Sum of the SGE lengths, read from the (possibly hostile) ring once. */
+static int sge_total(const struct rxe_send_wqe *slot, u32 num_sge, u32 *len)
+{
+	u64 total = 0;
+	u32 i;
+
+	for (i = 0; i < num_sge; i++)
+		total += READ_ONCE(slot->dma.sge[i].length);
+	if (total > SZ_2G)
+		return -EINVAL;
+	*len = total;
+	return 0;
+}
+
+static void copy_wr(struct irn_swqe *w, const struct rxe_send_wr *wr)
+{
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode;
+	w->send_flags = wr->send_flags;
+	w->ex = wr->ex.invalidate_rkey;
+	switch (w->opcode) {
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		w->remote_addr = wr->wr.atomic.remote_addr;
+		w->compare_add = wr->wr.atomic.compare_add;
+		w->swap = wr->wr.atomic.swap;
+		w->rkey = wr->wr.atomic.rkey;
+		break;
+	case IB_WR_REG_MR:
+		w->reg_mr = (struct irn_mr *)wr->wr.reg.mr;
+		w->reg_key = wr->wr.reg.key;
+		w->reg_access = wr->wr.reg.access;
+		break;
+	default:
+		w->remote_addr = wr->wr.rdma.remote_addr;
+		w->rkey = wr->wr.rdma.rkey;
+		w->ud_qpn = wr->wr.ud.remote_qpn;
+		w->ud_qkey = wr->wr.ud.remote_qkey;
+		w->ah_num = wr->wr.ud.ah_num;
+		break;
+	}
+}
+
+/*
+ * Take the WQE at @index out of the ring and check it.  Everything in a
+ * user ring is hostile: opcode, counts and lengths are bounded here, keys
+ * and addresses when packets are built.
+ */
+static enum ib_wc_status snapshot(struct irn_qp *qp, u32 index,
+				  struct irn_swqe *w)
+{
+	const struct rxe_send_wqe *slot = irn_qp_sq_slot(qp, index);
+	struct rxe_send_wr wr;
+	u32 num_sge;
+
+	memcpy(&wr, &slot->wr, sizeof(wr));
+	memset(w, 0, sizeof(*w));
+	copy_wr(w, &wr);
+	w->state = IRN_SWQE_SENDING;
+	if (!opcode_allowed(qp, w->opcode))
+		return IB_WC_LOC_QP_OP_ERR;
+
+	num_sge = READ_ONCE(slot->dma.num_sge);
+	if (w->send_flags & IB_SEND_INLINE) {
+		w->length = READ_ONCE(slot->dma.length);
+		if (w->length > qp->sq.max_inline)
+			return IB_WC_LOC_LEN_ERR;
+	} else {
+		if (num_sge > qp->sq.max_sge)
+			return IB_WC_LOC_QP_OP_ERR;
+		w->num_sge = num_sge;
+		if (sge_total(slot, num_sge, &w->length))
+			return IB_WC_LOC_LEN_ERR;
+	}
+	if (is_atomic(w->opcode) &&
+	    (w->length < sizeof(u64) || (w->remote_addr & 7)))
+		return IB_WC_LOC_LEN_ERR;
+	if (irn_qp_is_ud(qp) && w->length > qp->mtu)
+		return IB_WC_LOC_LEN_ERR;
+	return IB_WC_SUCCESS;
+}
+
+static u32 wqe_packets(const struct irn_qp *qp, const struct irn_swqe *w)
+{
+	if (is_atomic(w->opcode) || is_local(w->opcode))
+		return 1;
+	return max_t(u32, DIV_ROUND_UP(w->length, qp->mtu), 1);
+}
+
+static void fail_wqe(struct irn_qp *qp, struct irn_swqe *w,
+		     enum ib_wc_status status)
+{
+	w->status = status;
+	w->state = IRN_SWQE_DONE;
+}
+
+/* Publish that WQEs before @next are ready for the completer. */
+static void advance_next(struct irn_qp *qp)
+{
+	qp->req.offset = 0;
+	/* Pairs with the completer's load-acquire of req.next. */
+	smp_store_release(&qp->req.next, qp->req.next + 1);
+}
+
+static void check_rewind(struct irn_qp *qp)
+{
+	int rewind = atomic_xchg(&qp->rewind, 0);
+	u32 psn = rewind & IRN_PSN_MASK;
+	u32 i, head;
+
+	if (!rewind)
+		return;
+	/* Pairs with the completer's store-release of comp.head. */
+	head = smp_load_acquire(&qp->comp.head);
+	for (i = head; i != qp->req.next; i++) {
+		struct irn_swqe *w = &qp->swqe[i & qp->sq.queue.mask];
+
+		if (w->state == IRN_SWQE_DONE || is_local(w->opcode))
+			continue;
+		if (irn_psn_after(w->first_psn, psn) ||
+		    irn_psn_before(w->last_psn, psn))
+			continue;
+		qp->req.next = i;
+		qp->req.psn = psn;
+		qp->req.offset = irn_psn_diff(psn, w->first_psn) * qp->mtu;
+		w->state = IRN_SWQE_SENDING;
+		return;
+	}
+}
+
+static enum req_state next_wqe(struct irn_qp *qp, struct irn_swqe **wp)
+{
+	u32 index = qp->req.next;
+	struct irn_swqe *w;
+	enum ib_wc_status status;
+
+	if ((index & qp->sq.queue.mask) == irn_wq_producer(&qp->sq) ||
+	    index - qp->comp.head > qp->sq.queue.mask)
+		return REQ_DONE_IDLE;
+	w = &qp->swqe[index & qp->sq.queue.mask];
+	*wp = w;
+	if (w->state != IRN_SWQE_NEW)
+		return is_local(w->opcode) ? REQ_LOCAL_OP : REQ_CHECK_WINDOW;
+
+	status = snapshot(qp, index, w);
+	w->first_psn = qp->req.psn;
+	if (status != IB_WC_SUCCESS) {
+		fail_wqe(qp, w, status);
+		advance_next(qp);
+		irn_task_run(&qp->comp_task);
+		return REQ_DONE_IDLE;
+	}
+	w->last_psn = irn_psn_add(w->first_psn, wqe_packets(qp, w) - 1);
+	return is_local(w->opcode) ? REQ_LOCAL_OP : REQ_CHECK_WINDOW;
+}
+
+static enum req_state local_op(struct irn_qp *qp, struct irn_swqe *w)
+{
+	int err;
+
+	/* Invalidation waits for every earlier WQE to complete. */
+	if (qp->comp.head != qp->req.next)
+		return REQ_DONE_IDLE;
+	if (w->opcode == IB_WR_LOCAL_INV)
+		err = irn_mr_invalidate(qp->dev, w->ex, qp->ib_qp.pd);
+	else
+		err = irn_mr_fast_register(w->reg_mr, w->reg_key,
+					   w->reg_access);
+	fail_wqe(qp, w, err ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS);
+	advance_next(qp);
+	irn_task_run(&qp->comp_task);
+	return REQ_DONE_MORE;
+}
+
+static enum req_state check_window(struct irn_qp *qp, struct irn_swqe *w)
+{
+	bool first = qp->req.offset == 0;
+
+	if (!irn_qp_is_rc(qp))
+		return REQ_SEND;
+	if (irn_psn_diff(qp->req.psn, READ_ONCE(qp->comp.psn)) >=
+	    IRN_MAX_INFLIGHT)
+		return REQ_DONE_IDLE;
+	if (first && (w->send_flags & IB_SEND_FENCE) &&
+	    atomic_read(&qp->req.rd_atomic) && !w->rd_credit)
+		return REQ_DONE_IDLE;
+	if (is_read_or_atomic(w->opcode) && !w->rd_credit) {
+		if (atomic_read(&qp->req.rd_atomic) >= qp->max_rd_atomic)
+			return REQ_DONE_IDLE;
+		atomic_inc(&qp->req.rd_atomic);
+		w->rd_credit = true;
+	}
+	return REQ_SEND;
+}
+
+static u8 wire_opcode(const struct irn_qp *qp, const struct irn_swqe *w,
+		      bool first, bool last)
+{
+	u8 base = irn_qp_is_rc(qp) ? IB_OPCODE_RC :
+		  irn_qp_is_ud(qp) ? IB_OPCODE_UD : IB_OPCODE_UC;
+	u8 pos = first && last ? 0 : first ? 1 : last ? 2 : 3;
+	static const u8 send[] = { IB_OPCODE_SEND_ONLY, IB_OPCODE_SEND_FIRST,
+				   IB_OPCODE_SEND_LAST,
+				   IB_OPCODE_SEND_MIDDLE };
+	static const u8 write[] = { IB_OPCODE_RDMA_WRITE_ONLY,
+				    IB_OPCODE_RDMA_WRITE_FIRST,
+				    IB_OPCODE_RDMA_WRITE_LAST,
+				    IB_OPCODE_RDMA_WRITE_MIDDLE };
+
+	switch (w->opcode) {
+	case IB_WR_SEND_WITH_IMM:
+		if (last)
+			return base | (first ?
+				IB_OPCODE_SEND_ONLY_WITH_IMMEDIATE :
+				IB_OPCODE_SEND_LAST_WITH_IMMEDIATE);
+		return base | send[pos];
+	case IB_WR_SEND_WITH_INV:
+		if (last)
+			return base | (first ?
+				IB_OPCODE_SEND_ONLY_WITH_INVALIDATE :
+				IB_OPCODE_SEND_LAST_WITH_INVALIDATE);
+		return base | send[pos];
+	case IB_WR_RDMA_WRITE:
+		return base | write[pos];
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		if (last)
+			return base | (first ?
+				IB_OPCODE_RDMA_WRITE_ONLY_WITH_IMMEDIATE :
+				IB_OPCODE_RDMA_WRITE_LAST_WITH_IMMEDIATE);
+		return base | write[pos];
+	case IB_WR_RDMA_READ:
+		return base | IB_OPCODE_RDMA_READ_REQUEST;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return base | IB_OPCODE_COMPARE_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return base | IB_OPCODE_FETCH_ADD;
+	default:
+		return base | send[pos];
+	}
+}
+
+/* Extended headers of a request packet, after the BTH. */
+static void fill_ext_hdrs(struct irn_qp *qp, const struct irn_swqe *w,
+			  u32 flags, u8 *hdr, u32 offset)
+{
+	struct irn_pkt pkt = { .flags = flags };
+
+	if (flags & IRN_HDR_DETH) {
+		struct irn_deth *deth = (void *)(hdr +
+				irn_pkt_hdr_offset(&pkt, IRN_HDR_DETH));
+		u32 qkey = (w->ud_qkey & BIT(31)) ? qp->qkey : w->ud_qkey;
+
+		deth->qkey = cpu_to_be32(qkey);
+		deth->sqp = cpu_to_be32(irn_qp_num(qp));
+	}
+	if (flags & IRN_HDR_RETH) {
+		struct irn_reth *reth = (void *)(hdr +
+				irn_pkt_hdr_offset(&pkt, IRN_HDR_RETH));
+
+		reth->va = cpu_to_be64(w->remote_addr + offset);
+		reth->rkey = cpu_to_be32(w->rkey);
+		reth->len = cpu_to_be32(w->length - offset);
+	}
+	if (flags & IRN_HDR_ATMETH) {
+		struct irn_atmeth *atm = (void *)(hdr +
+				irn_pkt_hdr_offset(&pkt, IRN_HDR_ATMETH));
+
+		put_unaligned_be64(w->remote_addr, &atm->va);
+		put_unaligned_be32(w->rkey, &atm->rkey);
+		if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
+			put_unaligned_be64(w->swap, &atm->swap_add);
+			put_unaligned_be64(w->compare_add, &atm->compare);
+		} else {
+			put_unaligned_be64(w->compare_add, &atm->swap_add);
+			put_unaligned_be64(0, &atm->compare);
+		}
+	}
+	if (flags & IRN_HDR_IMMDT)
+		((struct irn_immdt *)(hdr + irn_pkt_hdr_offset(&pkt,
+			IRN_HDR_IMMDT)))->imm = (__force __be32)w->ex;
+	if (flags & IRN_HDR_IETH)
+		((struct irn_ieth *)(hdr + irn_pkt_hdr_offset(&pkt,
+			IRN_HDR_IETH)))->rkey = cpu_to_be32(w->ex);
+}
+
+static enum ib_wc_status fill_payload(struct irn_qp *qp, u32 index,
+				      const struct irn_swqe *w, u8 *buf,
+				      u32 offset, u32 len)
+{
+	const struct rxe_send_wqe *slot = irn_qp_sq_slot(qp, index);
+	struct irn_copy data = { .buf = buf };
+
+	if (w->send_flags & IB_SEND_INLINE) {
+		memcpy(buf, slot->dma.inline_data + offset, len);
+		return IB_WC_SUCCESS;
+	}
+	return irn_mr_copy_sges(qp->dev, qp->ib_qp.pd, slot->dma.sge,
+				w->num_sge, offset, &data, len, false);
+}
+
+/*
+ * Destination of a packet.  A UD QP names an AH by number; the AH's address
+ * vector is freed only after an RCU grace period, so the caller holds
+ * rcu_read_lock() from here until the packet is sent.
+ */
+static struct irn_av *packet_av(struct irn_qp *qp, const struct irn_swqe *w)
+{
+	if (!irn_qp_is_ud(qp))
+		return &qp->av;
+	return irn_ah_lookup(qp->dev, w->ah_num);
+}
+
+static enum ib_wc_status build_and_send(struct irn_qp *qp,
+					struct irn_swqe *w)
+{
+	u32 offset = qp->req.offset;
+	bool reads = is_read_or_atomic(w->opcode);
+	u32 paylen = reads ? 0 : min(w->length - offset, qp->mtu);
+	bool first = offset == 0;
+	bool last = reads || offset + paylen >= w->length;
+	u8 opcode = wire_opcode(qp, w, first, last);
+	u32 flags = irn_opcode_flags(opcode);
+	u32 hdr_len = irn_opcode_hdr_len(opcode);
+	u8 pad = (4 - (paylen & 3)) & 3;
+	struct irn_bth_fields bth = {
+		.opcode = opcode,
+		.pad = pad,
+		.pkey = IB_DEFAULT_PKEY_FULL,
+		.psn = qp->req.psn,
+	};
+	enum ib_wc_status status;
+	struct irn_av *av;
+	struct sk_buff *skb;
+
+	rcu_read_lock();
+	av = packet_av(qp, w);
+	if (!av) {
+		rcu_read_unlock();
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+	bth.qpn = irn_qp_is_ud(qp) ? w->ud_qpn : qp->dest_qpn;
+	bth.se = last && (w->send_flags & IB_SEND_SOLICITED) &&
+		 (flags & (IRN_OP_SEND | IRN_HDR_IMMDT));
+	bth.ack_req = irn_qp_is_rc(qp) &&
+		      (last || !((qp->req.psn - w->first_psn + 1) %
+				 IRN_ACK_EVERY));
+
+	skb = irn_xmit_alloc(qp->dev, av, hdr_len + paylen + pad, GFP_ATOMIC);
+	if (!skb) {
+		rcu_read_unlock();
+		return IB_WC_SUCCESS;	/* retried like a lost packet */
+	}
+	irn_bth_encode((struct irn_bth *)skb->data, &bth);
+	fill_ext_hdrs(qp, w, flags, skb->data, offset);
+	status = fill_payload(qp, qp->req.next & qp->sq.queue.mask, w,
+			      skb->data + hdr_len, offset, paylen);
+	if (status != IB_WC_SUCCESS) {
+		rcu_read_unlock();
+		kfree_skb(skb);
+		return status;
+	}
+	memset(skb->data + hdr_len + paylen, 0, pad);
+
+	/*
+	 * Account for the packet before sending it: its response can come
+	 * back before irn_xmit() returns (a local peer is processed in the
+	 * softirq run when the transmit path re-enables bottom halves).
+	 */
+	qp->req.psn = irn_psn_add(qp->req.psn, reads ?
+				  wqe_packets(qp, w) : 1);
+	qp->req.offset += paylen;
+	if (irn_qp_is_rc(qp))
+		irn_comp_arm_rto(qp);
+	if (last) {
+		w->state = irn_qp_is_rc(qp) ? IRN_SWQE_SENT : IRN_SWQE_DONE;
+		advance_next(qp);
+	}
+	irn_xmit(qp->dev, av, skb);
+	rcu_read_unlock();
+	if (last && !irn_qp_is_rc(qp))
+		irn_task_run(&qp->comp_task);
+	return IB_WC_SUCCESS;
+}
+
+static enum req_state send_packet(struct irn_qp *qp, struct irn_swqe *w)
+{
+	enum ib_wc_status status = build_and_send(qp, w);
+
+	if (status == IB_WC_SUCCESS)
+		return REQ_DONE_MORE;
+	fail_wqe(qp, w, status);
+	advance_next(qp);
+	irn_task_run(&qp->comp_task);
+	return REQ_DONE_IDLE;
+}
+
+/**
+ * irn_requester() - requester engine
+ * @task: the QP's req_task
+ *
+ * Context: process or softirq context, or the irn workqueue; one instance
+ * per QP at a time.
+ * Return: IRN_TASK_MORE after sending a packet, else IRN_TASK_IDLE.
+ */
+enum irn_task_ret irn_requester(struct irn_task *task)
+{
+	struct irn_qp *qp = container_of(task, struct irn_qp, req_task);
+	enum req_state state = REQ_NEXT_WQE;
+	struct irn_swqe *w = NULL;
+
+	check_rewind(qp);
+	if (irn_qp_state(qp) != IB_QPS_RTS)
+		return IRN_TASK_IDLE;
+
+	for (;;) {
+		switch (state) {
+		case REQ_NEXT_WQE:
+			state = next_wqe(qp, &w);
+			break;
+		case REQ_LOCAL_OP:
+			state = local_op(qp, w);
+			break;
+		case REQ_CHECK_WINDOW:
+			state = check_window(qp, w);
+			break;
+		case REQ_SEND:
+			state = send_packet(qp, w);
+			break;
+		case REQ_DONE_MORE:
+			return IRN_TASK_MORE;
+		case REQ_DONE_IDLE:
+			return IRN_TASK_IDLE;
+		}
+	}
+}

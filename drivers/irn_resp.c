@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Responder: executes incoming requests.
+ *
+ * A request packet goes through a state machine whose handlers each return
+ * the next state:
+ *
+ *   CHECK_PSN -> CHECK_SEQ -> CHECK_ACCESS -> (SEND | WRITE | READ |
+ *   ATOMIC) -> COMPLETE -> ACK -> DONE
+ *
+ * with NAK, RNR and DROP as the ways out.  Standard RoCEv2 delivery is in
+ * order: a packet past the expected PSN earns one PSN sequence NAK and is
+ * dropped; a duplicate is acknowledged again (or its read or atomic reply
+ * sent again).  Nothing touches memory before the key, access rights and
+ * range have been checked.
+ */
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+#include <asm/unaligned.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_pack.h>
+
+#include "irn_av.h"
+#include "irn_counters.h"
+#include "irn_cq.h"
+#include "irn_dev.h"
+#include "irn_engine.h"
+#include "irn_hdr.h"
+#include "irn_mr.h"
+#include "irn_psn.h"
+#include "irn_qp.h"
+#include "irn_xmit.h"
+
+#define IRN_GRH_LEN	40
+
+enum resp_state {
+	RESP_CHECK_PSN,
+	RESP_CHECK_SEQ,
+	RESP_CHECK_ACCESS,
+	RESP_SEND,
+	RESP_WRITE,
+	RESP_READ,
+	RESP_ATOMIC,
+	RESP_DUPLICATE,
+	RESP_COMPLETE,
+	RESP_ACK,
+	RESP_NAK,
+	RESP_RNR,
+	RESP_DROP,
+	RESP_DONE,
+};
+
+struct resp_ctx {
+	struct irn_qp		*qp;
+	struct sk_buff		*skb;
+	struct irn_pkt		*pkt;
+	u8			nak;		/* NAK code for RESP_NAK */
+	enum ib_wc_status	status;		/* receive completion status */
+};
+
+static void *ext_hdr(struct resp_ctx *c, u32 hdr)
+{
+	return c->skb->data + irn_pkt_hdr_offset(c->pkt, hdr);
+}
+
+/* Build and send a response packet with @paylen bytes of room after the
+ * headers; returns the skb to fill, or NULL.
+ */
+static struct sk_buff *new_response(struct irn_qp *qp, u8 opcode, u32 psn,
+				    u8 syndrome, u32 paylen)
+{
+	u8 pad = (4 - (paylen & 3)) & 3;
+	u32 hdr_len = irn_opcode_hdr_len(opcode);
+	struct irn_bth_fields bth = {
+		.opcode = opcode,
+		.pad = pad,
+		.pkey = IB_DEFAULT_PKEY_FULL,
+		.qpn = qp->dest_qpn,
+		.psn = psn,
+	};
+	struct irn_pkt pkt = { .flags = irn_opcode_flags(opcode) };
+	struct sk_buff *skb;
+
+	skb = irn_xmit_alloc(qp->dev, &qp->av, hdr_len + paylen + pad,
+			     GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	irn_bth_encode((struct irn_bth *)skb->data, &bth);
+	if (pkt.flags & IRN_HDR_AETH) {
+		struct irn_aeth *aeth = (void *)(skb->data +
+				irn_pkt_hdr_offset(&pkt, IRN_HDR_AETH));
+
+		aeth->smsn = cpu_to_be32((u32)syndrome << 24 |
+					 (qp->resp.msn & IRN_AETH_MSN_MASK));
+	}
+	memset(skb->data + hdr_len + paylen, 0, pad);
+	return skb;
+}
+
+static void send_ack(struct irn_qp *qp, u8 syndrome, u32 psn)
+{
+	struct sk_buff *skb = new_response(qp, IB_OPCODE_RC_ACKNOWLEDGE, psn,
+					   syndrome, 0);
+
+	if (skb)
+		irn_xmit(qp->dev, &qp->av, skb);
+}
+
+static enum resp_state check_psn(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+	s32 diff = irn_psn_diff(c->pkt->psn, qp->resp.epsn);
+
+	if (irn_qp_is_ud(qp))
+		return RESP_CHECK_SEQ;
+	if (!irn_qp_is_rc(qp)) {
+		/* UC: a gap loses the message; resynchronise on a new one. */
+		if (diff && !(c->pkt->flags & IRN_OP_FIRST))
+			return RESP_DROP;
+		if (diff)
+			qp->resp.in_msg = false;
+		qp->resp.epsn = c->pkt->psn;
+		return RESP_CHECK_SEQ;
+	}
+	if (diff > 0) {
+		if (qp->resp.nak_sent)
+			return RESP_DROP;
+		qp->resp.nak_sent = true;
+		c->nak = IRN_NAK_PSN_SEQ;
+		return RESP_NAK;
+	}
+	if (diff < 0)
+		return RESP_DUPLICATE;
+	qp->resp.nak_sent = false;
+	return RESP_CHECK_SEQ;
+}
+
+static enum resp_state bad_request(struct resp_ctx *c)
+{
+	if (!irn_qp_is_rc(c->qp)) {
+		c->qp->resp.in_msg = false;
+		return RESP_DROP;
+	}
+	c->nak = IRN_NAK_INVALID_REQ;
+	return RESP_NAK;
+}
+
+/* FIRST/MIDDLE/LAST must follow each other within one kind of message. */
+static enum resp_state check_seq(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+	u32 flags = c->pkt->flags;
+	u32 kind = IRN_OP_SEND | IRN_OP_WRITE;
+
+	if (!(flags & IRN_OP_REQ))
+		return RESP_DROP;
+	if (qp->resp.in_msg) {
+		if ((flags & IRN_OP_FIRST) ||
+		    (flags & kind) != (irn_opcode_flags(qp->resp.last_opcode) &
+				       kind))
+			return bad_request(c);
+	} else if (!(flags & IRN_OP_FIRST)) {
+		return bad_request(c);
+	}
+	/* Full-MTU packets except the last of a message. */
+	if ((flags & IRN_OP_PAYLOAD) && !(flags & IRN_OP_LAST) &&
+	    c->pkt->paylen != qp->mtu)
+		return bad_request(c);
+	if (c->pkt->paylen > qp->mtu)
+		return bad_request(c);
+	return RESP_CHECK_ACCESS;
+}
+
+static enum resp_state check_access(struct resp_ctx *c)
+{
+	u32 flags = c->pkt->flags;
+	int need = flags & IRN_OP_WRITE ? IB_ACCESS_REMOTE_WRITE :
+		   flags & IRN_OP_READ ? IB_ACCESS_REMOTE_READ :
+		   flags & IRN_OP_ATOMIC ? IB_ACCESS_REMOTE_ATOMIC : 0;
+
+	if (irn_qp_is_ud(c->qp)) {
+		struct irn_deth *deth = ext_hdr(c, IRN_HDR_DETH);
+
+		if (be32_to_cpu(deth->qkey) != c->qp->qkey)
+			return RESP_DROP;
+	}
+	if ((c->qp->access & need) != need)
+		return bad_request(c);
+	if (flags & IRN_OP_SEND)
+		return RESP_SEND;
+	if (flags & IRN_OP_WRITE)
+		return RESP_WRITE;
+	if (flags & IRN_OP_READ)
+		return irn_qp_is_rc(c->qp) ? RESP_READ : RESP_DROP;
+	return irn_qp_is_rc(c->qp) ? RESP_ATOMIC : RESP_DROP;
+}
+
+/* Take the next receive WQE for a new message. */
+static bool get_rwqe(struct irn_qp *qp)
+{
+	if (qp->resp.have_rwqe)
+		return true;
+	if (qp->rq.queue.index == irn_wq_producer(&qp->rq))
+		return false;
+	qp->resp.rwqe_index = qp->rq.queue.index;
+	qp->resp.have_rwqe = true;
+	return true;
+}
+
+static enum ib_wc_status place_in_rwqe(struct resp_ctx *c, struct irn_copy *d,
+				       u32 len)
+{
+	struct irn_qp *qp = c->qp;
+	const struct rxe_recv_wqe *slot = irn_qp_rq_slot(qp,
+							 qp->resp.rwqe_index);
+	u32 num_sge = READ_ONCE(slot->dma.num_sge);
+	enum ib_wc_status status;
+
+	if (num_sge > qp->rq.max_sge)
+		return IB_WC_LOC_QP_OP_ERR;
+	status = irn_mr_copy_sges(qp->dev, qp->ib_qp.pd, slot->dma.sge,
+				  num_sge, qp->resp.offset, d, len, true);
+	if (status == IB_WC_SUCCESS)
+		qp->resp.offset += len;
+	return status;
+}
+
+/* UD receives start with 40 bytes holding the IP header, as IB's GRH. */
+static enum ib_wc_status place_grh(struct resp_ctx *c)
+{
+	u8 grh[IRN_GRH_LEN] = {};
+	struct irn_copy d = { .buf = grh };
+
+	if (c->skb->protocol == htons(ETH_P_IP))
+		memcpy(grh + 20, ip_hdr(c->skb), sizeof(struct iphdr));
+	else
+		memcpy(grh, ipv6_hdr(c->skb), sizeof(struct ipv6hdr));
+	return place_in_rwqe(c, &d, IRN_GRH_LEN);
+}
+
+static enum resp_state do_send(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+	struct irn_copy d = { .skb = c->skb, .skb_off = c->pkt->hdr_len };
+
+	if (!get_rwqe(qp))
+		return irn_qp_is_rc(qp) ? RESP_RNR : RESP_DROP;
+	if (c->pkt->flags & IRN_OP_FIRST)
+		qp->resp.offset = 0;
+	if (irn_qp_is_ud(qp))
+		c->status = place_grh(c);
+	if (c->status == IB_WC_SUCCESS)
+		c->status = place_in_rwqe(c, &d, c->pkt->paylen);
+	if (c->status != IB_WC_SUCCESS) {
+		/* The message ends here: report it and refuse the rest. */
+		if (irn_qp_is_rc(qp))
+			c->nak = IRN_NAK_INVALID_REQ;
+		return RESP_COMPLETE;
+	}
+	qp->resp.in_msg = !(c->pkt->flags & IRN_OP_LAST);
+	qp->resp.last_opcode = c->pkt->opcode;
+	return c->pkt->flags & IRN_OP_LAST ? RESP_COMPLETE : RESP_ACK;
+}
+
+static enum resp_state rkey_error(struct resp_ctx *c)
+{
+	if (!irn_qp_is_rc(c->qp))
+		return RESP_DROP;
+	c->nak = IRN_NAK_REM_ACCESS;
+	return RESP_NAK;
+}
+
+/* Look up an rkey and check the access; returns the MR or NULL. */
+static struct irn_mr *get_rkey(struct irn_qp *qp, u32 rkey, int access,
+			       u64 va, u64 len)
+{
+	struct irn_mr *mr = irn_mr_lookup(qp->dev, rkey, true);
+
+	if (mr && irn_mr_check(mr, qp->ib_qp.pd, access, va, len) !=
+	    IB_WC_SUCCESS) {
+		irn_mr_put(mr);
+		mr = NULL;
+	}
+	return mr;
+}
+
+static enum resp_state do_write(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+	u32 flags = c->pkt->flags;
+	struct irn_mr *mr;
+	u64 va;
+	int err;
+
+	/* Nothing changes before a write with immediate has its WQE. */
+	if ((flags & IRN_OP_LAST) && (flags & IRN_HDR_IMMDT) &&
+	    !get_rwqe(qp))
+		return irn_qp_is_rc(qp) ? RESP_RNR : RESP_DROP;
+	if (flags & IRN_OP_FIRST) {
+		struct irn_reth *reth = ext_hdr(c, IRN_HDR_RETH);
+
+		qp->resp.va = be64_to_cpu(reth->va);
+		qp->resp.rkey = be32_to_cpu(reth->rkey);
+		qp->resp.resid = be32_to_cpu(reth->len);
+		qp->resp.offset = 0;
+	}
+	if (c->pkt->paylen > qp->resp.resid ||
+	    ((flags & IRN_OP_LAST) && c->pkt->paylen != qp->resp.resid))
+		return bad_request(c);
+	va = qp->resp.va + qp->resp.offset;
+	if (c->pkt->paylen) {
+		mr = get_rkey(qp, qp->resp.rkey, IB_ACCESS_REMOTE_WRITE, va,
+			      c->pkt->paylen);
+		if (!mr)
+			return rkey_error(c);
+		err = irn_mr_copy_from_skb(mr, va, c->skb, c->pkt->hdr_len,
+					   c->pkt->paylen);
+		irn_mr_put(mr);
+		if (err)
+			return bad_request(c);
+	}
+	qp->resp.offset += c->pkt->paylen;
+	qp->resp.resid -= c->pkt->paylen;
+	qp->resp.in_msg = !(flags & IRN_OP_LAST);
+	qp->resp.last_opcode = c->pkt->opcode;
+	if ((flags & IRN_OP_LAST) && (flags & IRN_HDR_IMMDT))
+		return RESP_COMPLETE;
+	return RESP_ACK;
+}
+
+static u8 read_resp_opcode(u32 i, u32 npkts)
+{
+	if (npkts == 1)
+		return IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY;
+	if (!i)
+		return IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST;
+	if (i == npkts - 1)
+		return IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST;
+	return IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
+}
+
+/* Send the responses of a read of @len bytes at @va starting at @psn. */
+static enum resp_state send_read(struct resp_ctx *c, u64 va, u32 rkey,
+				 u32 len, u32 psn)
+{
+	struct irn_qp *qp = c->qp;
+	u32 npkts = max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1);
+	struct irn_mr *mr = NULL;
+	u32 i;
+
+	if (len) {
+		mr = get_rkey(qp, rkey, IB_ACCESS_REMOTE_READ, va, len);
+		if (!mr)
+			return rkey_error(c);
+	}
+	for (i = 0; i < npkts; i++) {
+		u32 n = min(len - i * qp->mtu, qp->mtu);
+		u8 opcode = read_resp_opcode(i, npkts);
+		struct sk_buff *skb;
+
+		skb = new_response(qp, opcode, irn_psn_add(psn, i),
+				   IRN_AETH_CREDIT_INVALID, n);
+		if (!skb)
+			break;	/* the requester will ask again */
+		if (n)
+			irn_mr_copy(mr, va + i * qp->mtu,
+				    skb->data + irn_opcode_hdr_len(opcode), n,
+				    false);
+		irn_xmit(qp->dev, &qp->av, skb);
+	}
+	if (mr)
+		irn_mr_put(mr);
+	return RESP_DONE;
+}
+
+static enum resp_state do_read(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+	struct irn_reth *reth = ext_hdr(c, IRN_HDR_RETH);
+	u32 len = be32_to_cpu(reth->len);
+	u32 npkts = max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1);
+	enum resp_state next;
+
+	if (!qp->max_dest_rd_atomic)
+		return bad_request(c);
+	/* The read's PSNs are its responses'; count them before replying. */
+	qp->resp.epsn = irn_psn_add(c->pkt->psn, npkts);
+	qp->resp.msn++;
+	next = send_read(c, be64_to_cpu(reth->va), be32_to_cpu(reth->rkey),
+			 len, c->pkt->psn);
+	if (next != RESP_DONE) {
+		qp->resp.epsn = c->pkt->psn;
+		qp->resp.msn--;
+	}
+	return next;
+}
+
+static void send_atomic_ack(struct irn_qp *qp, u32 psn, u64 orig)
+{
+	struct sk_buff *skb;
+	struct irn_pkt pkt = {
+		.flags = irn_opcode_flags(IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE),
+	};
+
+	skb = new_response(qp, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, psn,
+			   IRN_AETH_CREDIT_INVALID, 0);
+	if (!skb)
+		return;
+	put_unaligned_be64(orig, skb->data +
+			   irn_pkt_hdr_offset(&pkt, IRN_HDR_ATMACK));
+	irn_xmit(qp->dev, &qp->av, skb);
+}
+
+static enum resp_state do_atomic(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+	struct irn_atmeth *atm = ext_hdr(c, IRN_HDR_ATMETH);
+	u64 va = get_unaligned_be64(&atm->va);
+	struct irn_resp_res *res;
+	struct irn_mr *mr;
+	u64 *addr, orig;
+
+	if (!qp->max_dest_rd_atomic)
+		return bad_request(c);
+	if (va & 7)
+		return bad_request(c);
+	mr = get_rkey(qp, get_unaligned_be32(&atm->rkey),
+		      IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64));
+	if (!mr)
+		return rkey_error(c);
+	addr = irn_mr_atomic_addr(mr, va);
+	spin_lock_bh(&qp->dev->atomic_lock);
+	orig = *addr;
+	if (c->pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP) {
+		if (orig == get_unaligned_be64(&atm->compare))
+			*addr = get_unaligned_be64(&atm->swap_add);
+	} else {
+		*addr = orig + get_unaligned_be64(&atm->swap_add);
+	}
+	spin_unlock_bh(&qp->dev->atomic_lock);
+	irn_mr_put(mr);
+
+	/* Kept so that a duplicate request gets the same answer. */
+	res = &qp->resp.res[qp->resp.res_head++ % IRN_MAX_RD_ATOMIC];
+	res->opcode = c->pkt->opcode;
+	res->first_psn = c->pkt->psn;
+	res->atomic_orig = orig;
+
+	qp->resp.epsn = irn_psn_add(c->pkt->psn, 1);
+	qp->resp.msn++;
+	send_atomic_ack(qp, c->pkt->psn, orig);
+	return RESP_DONE;
+}
+
+static enum resp_state do_duplicate(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+	u32 i;
+
+	if (c->pkt->flags & IRN_OP_READ) {
+		struct irn_reth *reth = ext_hdr(c, IRN_HDR_RETH);
+
+		return send_read(c, be64_to_cpu(reth->va),
+				 be32_to_cpu(reth->rkey),
+				 be32_to_cpu(reth->len), c->pkt->psn);
+	}
+	if (c->pkt->flags & IRN_OP_ATOMIC) {
+		for (i = 0; i < IRN_MAX_RD_ATOMIC; i++) {
+			struct irn_resp_res *res = &qp->resp.res[i];
+
+			if (res->opcode && res->first_psn == c->pkt->psn) {
+				send_atomic_ack(qp, res->first_psn,
+						res->atomic_orig);
+				break;
+			}
+		}
+		return RESP_DONE;
+	}
+	send_ack(qp, IRN_AETH_CREDIT_INVALID,
+		 irn_psn_add(qp->resp.epsn, -1));
+	return RESP_DONE;
+}
+
+static enum resp_state complete_recv(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+	const struct rxe_recv_wqe *slot = irn_qp_rq_slot(qp,
+							 qp->resp.rwqe_index);
+	struct ib_wc wc = {
+		.wr_id		= READ_ONCE(slot->wr_id),
+		.status		= c->status,
+		.qp		= &qp->ib_qp,
+		.byte_len	= qp->resp.offset,
+		.port_num	= IRN_PORT,
+		.wc_flags	= IB_WC_GRH,
+		.opcode		= IB_WC_RECV,
+	};
+	u32 flags = c->pkt->flags;
+
+	if (flags & IRN_OP_WRITE) {
+		wc.opcode = IB_WC_RECV_RDMA_WITH_IMM;
+		wc.byte_len = qp->resp.offset;
+	}
+	if (flags & IRN_HDR_IMMDT) {
+		wc.wc_flags |= IB_WC_WITH_IMM;
+		wc.ex.imm_data = ((struct irn_immdt *)
+				  ext_hdr(c, IRN_HDR_IMMDT))->imm;
+	}
+	if (flags & IRN_HDR_IETH) {
+		wc.ex.invalidate_rkey =
+			be32_to_cpu(((struct irn_ieth *)
+				     ext_hdr(c, IRN_HDR_IETH))->rkey);
+		if (irn_mr_invalidate(qp->dev, wc.ex.invalidate_rkey,
+				      qp->ib_qp.pd))
+			wc.status = IB_WC_REM_INV_REQ_ERR;
+		else
+			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+	}
+	if (irn_qp_is_ud(qp)) {
+		struct irn_deth *deth = ext_hdr(c, IRN_HDR_DETH);
+
+		wc.src_qp = be32_to_cpu(deth->sqp) & IRN_BTH_QPN_MASK;
+		wc.network_hdr_type = c->skb->protocol == htons(ETH_P_IP) ?
+				      RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+		wc.wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+	}
+	qp->resp.have_rwqe = false;
+	qp->resp.in_msg = false;
+	qp->rq.queue.index = (qp->rq.queue.index + 1) & qp->rq.queue.mask;
+	irn_wq_consumed(&qp->rq, qp->rq.queue.index);
+	if (irn_cq_post(qp->rcq, &wc, c->pkt->bth_flags & IRN_BTH_SE))
+		irn_qp_error(qp);
+	if (c->status != IB_WC_SUCCESS) {
+		if (c->nak)
+			return RESP_NAK;
+		return RESP_DROP;
+	}
+	return RESP_ACK;
+}
+
+static enum resp_state do_ack(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+
+	qp->resp.epsn = irn_psn_add(c->pkt->psn, 1);
+	if (c->pkt->flags & IRN_OP_LAST)
+		qp->resp.msn++;
+	if (irn_qp_is_rc(qp) && c->pkt->ack_req)
+		send_ack(qp, IRN_AETH_CREDIT_INVALID, c->pkt->psn);
+	return RESP_DONE;
+}
+
+static enum resp_state do_nak(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+	u32 psn = c->nak == IRN_NAK_PSN_SEQ ? qp->resp.epsn : c->pkt->psn;
+
+	send_ack(qp, IRN_AETH_NAK | c->nak, psn);
+	if (c->nak != IRN_NAK_PSN_SEQ)
+		irn_qp_error(qp);
+	return RESP_DONE;
+}
+
+static enum resp_state do_rnr(struct resp_ctx *c)
+{
+	send_ack(c->qp, IRN_AETH_RNR_NAK | (c->qp->min_rnr_timer & 0x1f),
+		 c->pkt->psn);
+	return RESP_DONE;
+}
+
+static void handle_request(struct irn_qp *qp, struct sk_buff *skb)
+{
+	struct resp_ctx c = {
+		.qp = qp, .skb = skb, .pkt = irn_skb_pkt(skb),
+		.status = IB_WC_SUCCESS,
+	};
+	enum resp_state state = RESP_CHECK_PSN;
+
+	while (state != RESP_DONE) {
+		switch (state) {
+		case RESP_CHECK_PSN:
+			state = check_psn(&c);
+			break;
+		case RESP_CHECK_SEQ:
+			state = check_seq(&c);
+			break;
+		case RESP_CHECK_ACCESS:
+			state = check_access(&c);
+			break;
+		case RESP_SEND:
+			state = do_send(&c);
+			break;
+		case RESP_WRITE:
+			state = do_write(&c);
+			break;
+		case RESP_READ:
+			state = do_read(&c);
+			break;
+		case RESP_ATOMIC:
+			state = do_atomic(&c);
+			break;
+		case RESP_DUPLICATE:
+			state = do_duplicate(&c);
+			break;
+		case RESP_COMPLETE:
+			state = complete_recv(&c);
+			break;
+		case RESP_ACK:
+			state = do_ack(&c);
+			break;
+		case RESP_NAK:
+			state = do_nak(&c);
+			break;
+		case RESP_RNR:
+			state = do_rnr(&c);
+			break;
+		case RESP_DROP:
+		case RESP_DONE:
+			state = RESP_DONE;
+			break;
+		}
+	}
+}
+
+/* In the error state every posted receive completes as flushed. */
+static enum irn_task_ret flush(struct irn_qp *qp)
+{
+	struct ib_wc wc = {
+		.status	= IB_WC_WR_FLUSH_ERR,
+		.qp	= &qp->ib_qp,
+	};
+
+	skb_queue_purge(&qp->resp_pkts);
+	if (qp->ib_qp.srq || qp->rq.queue.index == irn_wq_producer(&qp->rq))
+		return IRN_TASK_IDLE;
+	wc.wr_id = READ_ONCE(irn_qp_rq_slot(qp, qp->rq.queue.index)->wr_id);
+	qp->rq.queue.index = (qp->rq.queue.index + 1) & qp->rq.queue.mask;
+	irn_wq_consumed(&qp->rq, qp->rq.queue.index);
+	qp->resp.have_rwqe = false;
+	if (irn_cq_post(qp->rcq, &wc, false))
+		return IRN_TASK_IDLE;
+	return IRN_TASK_MORE;
+}
+
+/**
+ * irn_responder() - responder engine
+ * @task: the QP's resp_task
+ *
+ * Context: softirq, process context or the irn workqueue; one instance per
+ * QP at a time.
+ * Return: IRN_TASK_MORE while packets or flushes remain.
+ */
+enum irn_task_ret irn_responder(struct irn_task *task)
+{
+	struct irn_qp *qp = container_of(task, struct irn_qp, resp_task);
+	struct sk_buff *skb;
+
+	if (irn_qp_state(qp) == IB_QPS_ERR)
+		return flush(qp);
+	skb = skb_dequeue(&qp->resp_pkts);
+	if (!skb)
+		return IRN_TASK_IDLE;
+	handle_request(qp, skb);
+	kfree_skb(skb);
+	return IRN_TASK_MORE;
+}
+
+/**
+ * irn_resp_queue() - hand a request packet to the responder
+ * @qp: QP, referenced by the caller
+ * @skb: validated request; consumed
+ *
+ * Context: softirq.
+ */
+void irn_resp_queue(struct irn_qp *qp, struct sk_buff *skb)
+{
+	skb_queue_tail(&qp->resp_pkts, skb);
+	irn_task_run(&qp->resp_task);
+}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Building and sending RoCEv2 packets.
+ *
+ * A packet is allocated with room for the link, IP and UDP headers in
+ * front; the engines fill the BTH, extended headers and payload; irn_xmit()
+ * routes it (through the address vector's route cache), pushes UDP and IP
+ * headers, computes the ICRC over the final IP header and hands it to
+ * ip_local_out() or ip6_local_out().
+ *
+ * Packets between two addresses of the same host go through the loopback
+ * device like any local traffic and come back in through the UDP port; the
+ * receive side finds the device from the destination address.
+ */
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/dst_cache.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/route.h>
+#include <rdma/ib_verbs.h>
+
+#include "irn_av.h"
+#include "irn_dev.h"
+#include "irn_hdr.h"
+#include "irn_icrc.h"
+#include "irn_xmit.h"
+
+#define IRN_XMIT_HEADROOM	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
+
+/**
+ * irn_xmit_alloc() - allocate a packet
+ * @dev: device
+ * @av: destination
+ * @len: BTH, extended headers, payload and pad; the ICRC is added here
+ * @gfp: allocation flags
+ *
+ * Context: any; sleeps only if @gfp allows.
+ * Return: a linear skb whose data (@len + ICRC bytes) starts at the BTH,
+ * or NULL.
+ */
+struct sk_buff *irn_xmit_alloc(struct irn_dev *dev, const struct irn_av *av,
+			       unsigned int len, gfp_t gfp)
+{
+	unsigned int headroom = LL_RESERVED_SPACE(dev->ndev) +
+				IRN_XMIT_HEADROOM;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(headroom + len + IRN_ICRC_LEN +
+			dev->ndev->needed_tailroom, gfp);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, headroom);
+	skb_put(skb, len + IRN_ICRC_LEN);
+	skb->protocol = av->family == AF_INET ? htons(ETH_P_IP) :
+						htons(ETH_P_IPV6);
+	return skb;
+}
+
+static struct dst_entry *route4(struct irn_dev *dev, struct irn_av *av,
+				__be32 saddr, __be32 daddr)
+{
+	struct dst_entry *dst = dst_cache_get(&av->dst_cache);
+	struct flowi4 fl = {
+		.flowi4_oif	= dev->ndev->ifindex,
+		.flowi4_proto	= IPPROTO_UDP,
+		.saddr		= saddr,
+		.daddr		= daddr,
+	};
+	struct rtable *rt;
+
+	if (dst)
+		return dst;
+	rt = ip_route_output_key(&init_net, &fl);
+	if (IS_ERR(rt))
+		return NULL;
+	dst_cache_set_ip4(&av->dst_cache, &rt->dst, saddr);
+	return &rt->dst;
+}
+
+static struct dst_entry *route6(struct irn_dev *dev, struct irn_av *av)
+{
+	struct dst_entry *dst = dst_cache_get(&av->dst_cache);
+	struct flowi6 fl = {
+		.flowi6_oif	= dev->ndev->ifindex,
+		.flowi6_proto	= IPPROTO_UDP,
+		.saddr		= av->saddr,
+		.daddr		= av->daddr,
+	};
+
+	if (dst)
+		return dst;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(&init_net, NULL, &fl, NULL);
+	if (IS_ERR(dst))
+		return NULL;
+	dst_cache_set_ip6(&av->dst_cache, dst, &av->saddr);
+	return dst;
+}
+
+static void push_udp(struct sk_buff *skb, const struct irn_av *av)
+{
+	struct udphdr *uh;
+
+	__skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = av->sport;
+	uh->dest = htons(ROCE_V2_UDP_DPORT);
+	uh->len = htons(skb->len);
+	/* RoCEv2 sends no UDP checksum: the ICRC covers the packet. */
+	uh->check = 0;
+}
+
+static void push_ip4(struct sk_buff *skb, const struct irn_av *av,
+		     struct dst_entry *dst)
+{
+	struct iphdr *iph;
+
+	__skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->tos = av->tos;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->ttl;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = av->saddr.s6_addr32[3];
+	iph->daddr = av->daddr.s6_addr32[3];
+	__ip_select_ident(dev_net(dst->dev), iph, 1);
+	iph->check = 0;
+}
+
+static void push_ip6(struct sk_buff *skb, const struct irn_av *av)
+{
+	struct ipv6hdr *ip6h;
+
+	__skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, av->tos, htonl(av->flow_label));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->ttl;
+	ip6h->saddr = av->saddr;
+	ip6h->daddr = av->daddr;
+}
+
+/**
+ * irn_xmit() - send a packet
+ * @dev: device
+ * @av: destination; its route cache is updated
+ * @skb: from irn_xmit_alloc(), transport headers and payload filled;
+ *	 consumed
+ *
+ * Context: process or softirq context.
+ * Return: 0, or a negative errno if the packet was dropped locally (the
+ * transport recovers it like a loss).
+ */
+int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb)
+{
+	struct dst_entry *dst;
+	int err;
+
+	if (av->family == AF_INET)
+		dst = route4(dev, av, av->saddr.s6_addr32[3],
+			     av->daddr.s6_addr32[3]);
+	else
+		dst = route6(dev, av);
+	if (!dst) {
+		kfree_skb(skb);
+		return -EHOSTUNREACH;
+	}
+	skb_dst_set(skb, dst);
+	skb->dev = dst->dev;
+
+	push_udp(skb, av);
+	if (av->family == AF_INET)
+		push_ip4(skb, av, dst);
+	else
+		push_ip6(skb, av);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	irn_icrc_fill(skb);
+
+	if (av->family == AF_INET)
+		err = ip_local_out(&init_net, skb->sk, skb);
+	else
+		err = ip6_local_out(&init_net, skb->sk, skb);
+	return net_xmit_eval(err) ? -EAGAIN : 0;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Memory regions: keys, access checks and copies to and from registered
+ * memory.
+ */
+#ifndef _IRN_MR_H
+#define _IRN_MR_H
+
+#include <linux/completion.h>
+#include <linux/refcount.h>
+#include <rdma/ib_verbs.h>
+#include <uapi/rdma/rdma_user_rxe.h>
+
+struct irn_dev;
+struct sk_buff;
+
+enum irn_mr_kind {
+	IRN_MR_USER,	/* pinned user pages, ib_umem */
+	IRN_MR_DMA,	/* all kernel memory, addressed by kernel VA */
+	IRN_MR_FAST,	/* fast registration: pages set by a REG_MR WQE */
+};
+
+/**
+ * struct irn_mr - a memory region
+ * @ib_mr: the RDMA core's MR; lkey, rkey, iova, length, pd
+ * @kind: what backs it
+ * @valid: keys may be used; cleared by invalidation (fast MRs)
+ * @access: IB_ACCESS_* granted
+ * @umem: pinned user memory (user MRs)
+ * @pages: kernel virtual address of each page (user and fast MRs)
+ * @npages: pages in use
+ * @max_pages: room in @pages
+ * @page_shift: log2 of the page size of @pages
+ * @offset: offset of @ib_mr.iova in the first page
+ * @refs: one for the key table, one per datapath user
+ * @done: completed when the last datapath user is gone
+ * @rcu: the MR is freed after a grace period, as lookups are lockless
+ */
+struct irn_mr {
+	struct ib_mr		ib_mr;
+	enum irn_mr_kind	kind;
+	bool			valid;
+	int			access;
+	struct ib_umem		*umem;
+	u64			*pages;
+	u32			npages;
+	u32			max_pages;
+	u32			page_shift;
+	u32			offset;
+	refcount_t		refs;
+	struct completion	done;
+	struct rcu_head		rcu;
+};
+
+static inline struct irn_mr *to_irn_mr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct irn_mr, ib_mr);
+}
+
+struct ib_mr *irn_mr_get_dma(struct ib_pd *pd, int access);
+struct ib_mr *irn_mr_reg_user(struct ib_pd *pd, u64 start, u64 length,
+			      u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *irn_mr_alloc(struct ib_pd *pd, enum ib_mr_type type,
+			   u32 max_num_sg);
+int irn_mr_map_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset);
+int irn_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata);
+
+struct irn_mr *irn_mr_lookup(struct irn_dev *dev, u32 key, bool remote);
+void irn_mr_put(struct irn_mr *mr);
+enum ib_wc_status irn_mr_check(struct irn_mr *mr, struct ib_pd *pd,
+			       int access, u64 iova, u64 len);
+
+void irn_mr_copy(struct irn_mr *mr, u64 iova, void *buf, u32 len,
+		 bool to_mr);
+int irn_mr_copy_from_skb(struct irn_mr *mr, u64 iova,
+			 const struct sk_buff *skb, int offset, u32 len);
+u64 *irn_mr_atomic_addr(struct irn_mr *mr, u64 iova);
+
+/**
+ * struct irn_copy - one side of a copy to or from an SGE list
+ * @buf: kernel buffer, or NULL
+ * @skb: packet to copy from (into SGEs only), when @buf is NULL
+ * @skb_off: payload offset in @skb
+ */
+struct irn_copy {
+	void			*buf;
+	const struct sk_buff	*skb;
+	int			skb_off;
+};
+
+enum ib_wc_status irn_mr_copy_sges(struct irn_dev *dev, struct ib_pd *pd,
+				   const struct rxe_sge *sges, u32 num_sge,
+				   u32 offset, struct irn_copy *data, u32 len,
+				   bool to_sges);
+
+int irn_mr_fast_register(struct irn_mr *mr, u32 key, int access);
+int irn_mr_invalidate(struct irn_dev *dev, u32 key, struct ib_pd *pd);
+
+#endif /* _IRN_MR_H */

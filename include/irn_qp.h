@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Queue pairs: the object the three engines share.
+ *
+ * Ownership of the fields, which is what makes the engines lock-free with
+ * respect to each other:
+ *
+ *  - @req is written by the requester only; @req.next is published with a
+ *    store-release once the snapshots before it are complete, and the
+ *    completer reads it with a load-acquire.
+ *  - @comp is written by the completer only; @comp.head likewise.
+ *  - @resp is the responder's alone.
+ *  - A retransmission is asked of the requester through @rewind (written by
+ *    the completer, consumed by the requester with xchg()).
+ *  - Attributes and @state change under @state_lock, in modify_qp, or when
+ *    an engine moves the QP to the error state.
+ */
+#ifndef _IRN_QP_H
+#define _IRN_QP_H
+
+#include <linux/completion.h>
+#include <linux/hrtimer.h>
+#include <linux/refcount.h>
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <rdma/ib_verbs.h>
+
+#include "irn_av.h"
+#include "irn_queue.h"
+#include "irn_task.h"
+
+struct irn_cq;
+struct irn_dev;
+struct irn_mr;
+
+/* Progress of a send WQE. */
+enum irn_swqe_state {
+	IRN_SWQE_NEW,		/* not looked at by the requester yet */
+	IRN_SWQE_SENDING,	/* some packets sent */
+	IRN_SWQE_SENT,		/* all sent; waiting for the response */
+	IRN_SWQE_DONE,		/* completed or failed; completer reports it */
+};
+
+/**
+ * struct irn_swqe - a send WQE as the engines know it
+ *
+ * Snapshot of the ring entry, taken once by the requester and validated
+ * then; the ring entry itself is never trusted again, except for the SGE
+ * list and inline bytes, which are re-read (and re-checked) each time a
+ * packet is built.
+ */
+struct irn_swqe {
+	u64		wr_id;
+	u32		opcode;		/* IB_WR_* */
+	u32		send_flags;	/* IB_SEND_* */
+	u32		ex;		/* immediate (wire order) or inv. rkey */
+	u32		rkey;
+	u64		remote_addr;
+	u64		compare_add;
+	u64		swap;
+	u32		ud_qpn;
+	u32		ud_qkey;
+	u32		ah_num;
+	u32		length;
+	u32		num_sge;
+	u32		first_psn;
+	u32		last_psn;
+	u32		wire_mask;	/* enum irn_op_flags of the message */
+	u8		state;		/* enum irn_swqe_state */
+	u8		status;		/* enum ib_wc_status */
+	bool		rd_credit;	/* holds a read/atomic credit */
+	struct irn_mr	*reg_mr;	/* REG_MR (kernel QPs only) */
+	u32		reg_key;
+	int		reg_access;
+};
+
+/**
+ * struct irn_wq - a work queue ring and its limits
+ * @queue: ring of struct rxe_send_wqe or struct rxe_recv_wqe entries
+ * @max_wr: entries the consumer asked for
+ * @max_sge: SGEs per entry
+ * @max_inline: inline bytes per send entry
+ * @lock: kernel producers (post_send, post_recv)
+ */
+struct irn_wq {
+	struct irn_queue	queue;
+	u32			max_wr;
+	u32			max_sge;
+	u32			max_inline;
+	spinlock_t		lock;	/* see above */
+};
+
+/* Responder resource: a read or atomic kept for duplicate requests. */
+struct irn_resp_res {
+	u8		opcode;		/* request opcode, 0 if unused */
+	u32		first_psn;
+	u32		last_psn;
+	u64		va;
+	u32		rkey;
+	u32		length;
+	u64		atomic_orig;
+};
+
+/**
+ * struct irn_qp - a queue pair
+ */
+struct irn_qp {
+	struct ib_qp		ib_qp;
+	struct irn_dev		*dev;
+	refcount_t		refs;		/* table + datapath users */
+	struct completion	done;		/* last datapath user gone */
+	spinlock_t		state_lock;	/* see the top of this file */
+	enum ib_qp_state	state;
+	bool			user;
+	bool			sq_sig_all;
+
+	struct irn_wq		sq;
+	struct irn_wq		rq;
+	struct irn_swqe		*swqe;		/* one per SQ slot */
+	struct irn_cq		*scq;
+	struct irn_cq		*rcq;
+
+	/* Attributes from modify_qp. */
+	u32			dest_qpn;
+	u32			qkey;
+	u32			mtu;		/* path MTU in bytes */
+	int			access;		/* remote access allowed */
+	u8			max_rd_atomic;
+	u8			max_dest_rd_atomic;
+	u8			retry_cnt;
+	u8			rnr_retry;
+	u8			min_rnr_timer;
+	u8			timeout;
+	struct irn_av		av;
+
+	struct {
+		u32		psn;		/* next new PSN */
+		u32		next;		/* next WQE to start */
+		u32		offset;		/* bytes of it already sent */
+		atomic_t	rd_atomic;	/* reads/atomics outstanding */
+	} req;
+
+	struct {
+		u32		psn;		/* oldest unacknowledged PSN */
+		u32		head;		/* oldest WQE not completed */
+		u32		read_offset;	/* bytes of that read placed */
+		u8		retry_left;
+		u8		rnr_left;
+		struct hrtimer	rto;
+		struct hrtimer	rnr_timer;
+		atomic_t	timeout;	/* RTO fired, for the completer */
+	} comp;
+
+	/* Retransmit from this PSN (valid when bit 31 set), from the completer. */
+	atomic_t		rewind;
+
+	struct {
+		u32		epsn;		/* next expected PSN */
+		u32		msn;		/* messages completed */
+		bool		nak_sent;	/* PSN sequence NAK outstanding */
+		bool		in_msg;		/* inside a multi-packet message */
+		u8		last_opcode;
+		bool		have_rwqe;
+		u32		rwqe_index;
+		u32		offset;		/* bytes of the message placed */
+		u64		va;		/* RDMA write target */
+		u32		rkey;
+		u32		resid;
+		u32		res_head;
+		struct irn_resp_res *res;	/* max_dest_rd_atomic entries */
+	} resp;
+
+	struct sk_buff_head	resp_pkts;
+	struct sk_buff_head	comp_pkts;
+	struct irn_task		req_task;
+	struct irn_task		resp_task;
+	struct irn_task		comp_task;
+};
+
+static inline struct irn_qp *to_irn_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct irn_qp, ib_qp);
+}
+
+static inline u32 irn_qp_num(const struct irn_qp *qp)
+{
+	return qp->ib_qp.qp_num;
+}
+
+static inline bool irn_qp_is_rc(const struct irn_qp *qp)
+{
+	return qp->ib_qp.qp_type == IB_QPT_RC;
+}
+
+static inline bool irn_qp_is_ud(const struct irn_qp *qp)
+{
+	return qp->ib_qp.qp_type == IB_QPT_UD ||
+	       qp->ib_qp.qp_type == IB_QPT_GSI;
+}
+
+struct irn_qp *irn_qp_lookup(struct irn_dev *dev, u32 qpn);
+void irn_qp_put(struct irn_qp *qp);
+void irn_qp_error(struct irn_qp *qp);
+
+static inline enum ib_qp_state irn_qp_state(const struct irn_qp *qp)
+{
+	return READ_ONCE(qp->state);
+}
+
+static inline struct rxe_send_wqe *irn_qp_sq_slot(const struct irn_qp *qp,
+						  u32 index)
+{
+	return irn_queue_slot(&qp->sq.queue, index);
+}
+
+static inline struct rxe_recv_wqe *irn_qp_rq_slot(const struct irn_qp *qp,
+						  u32 index)
+{
+	return irn_queue_slot(&qp->rq.queue, index);
+}
+
+/* Producer index of a ring the consumer of which is the kernel. */
+static inline u32 irn_wq_producer(const struct irn_wq *wq)
+{
+	/* Pairs with the producer's store-release: the entry is written. */
+	return smp_load_acquire(&wq->queue.buf->producer_index) &
+	       wq->queue.mask;
+}
+
+/* Publish the kernel's consumer index of a work queue ring. */
+static inline void irn_wq_consumed(struct irn_wq *wq, u32 index)
+{
+	/* Pairs with the producer's load-acquire: the slot may be reused. */
+	smp_store_release(&wq->queue.buf->consumer_index,
+			  index & wq->queue.mask);
+}
+
+#define IRN_MAX_RD_ATOMIC	16
+
+#endif /* _IRN_QP_H */
