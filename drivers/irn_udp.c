@@ -24,14 +24,6 @@
 static struct socket *irn_sock4;
 static struct socket *irn_sock6;
 
-/**
- * irn_udp_encap_recv() - UDP encapsulation hook for port 4791
- * @sk: irn's IPv4 or IPv6 socket
- * @skb: datagram, data at the UDP header; always consumed
- *
- * Context: softirq, under rcu_read_lock().
- * Return: 0 (consumed).
- */
 /*
  * Traffic between two local addresses (one irn device talking to itself, or
  * two devices on one host) arrives on the loopback device: the destination
@@ -44,6 +36,14 @@ static struct net_device *local_netdev(struct sk_buff *skb)
 	return ipv6_dev_find(&init_net, &ipv6_hdr(skb)->daddr, NULL);
 }
 
+/**
+ * irn_udp_encap_recv() - UDP encapsulation hook for port 4791
+ * @sk: irn's IPv4 or IPv6 socket
+ * @skb: datagram, data at the UDP header; always consumed
+ *
+ * Context: softirq, under rcu_read_lock().
+ * Return: 0 (consumed).
+ */
 static int irn_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct net_device *ndev = skb->dev;
