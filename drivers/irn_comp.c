@@ -134,6 +134,7 @@ static void progress(struct irn_qp *qp, u32 psn)
 /* Ask the requester to resend from the oldest unacknowledged PSN. */
 static void rewind(struct irn_qp *qp)
 {
+	irn_dev_count(qp->dev, IRN_CNT_RETRANSMIT);
 	atomic_set(&qp->rewind, BIT(31) | qp->comp.psn);
 	irn_task_sched(&qp->req_task);
 }
@@ -310,6 +311,7 @@ static enum comp_state do_nak(struct irn_qp *qp, struct sk_buff *skb,
 		return COMP_DONE;
 	switch (syndrome & IRN_AETH_TYPE_MASK) {
 	case IRN_AETH_RNR_NAK:
+		irn_dev_count(qp->dev, IRN_CNT_RNR_NAK_RCVD);
 		if (qp->rnr_retry != 7 && !qp->comp.rnr_left--) {
 			retire(qp, w, IB_WC_RNR_RETRY_EXC_ERR);
 			break;
@@ -318,6 +320,7 @@ static enum comp_state do_nak(struct irn_qp *qp, struct sk_buff *skb,
 		break;
 	case IRN_AETH_NAK:
 		if ((syndrome & 0x1f) == IRN_NAK_PSN_SEQ) {
+			irn_dev_count(qp->dev, IRN_CNT_SEQ_NAK_RCVD);
 			WRITE_ONCE(qp->comp.psn, pkt->psn);
 			rewind(qp);
 		} else {
@@ -365,7 +368,9 @@ static void handle_timeout(struct irn_qp *qp)
 
 	if (!w || w->state == IRN_SWQE_DONE)
 		return;
+	irn_dev_count(qp->dev, IRN_CNT_RTO);
 	if (qp->retry_cnt != 7 && !qp->comp.retry_left--) {
+		irn_dev_count(qp->dev, IRN_CNT_RETRY_EXCEEDED);
 		retire(qp, w, IB_WC_RETRY_EXC_ERR);
 		return;
 	}

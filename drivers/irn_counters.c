@@ -22,6 +22,16 @@ static const struct rdma_stat_desc irn_counter_descs[] = {
 	[IRN_CNT_DROP_BAD_ICRC].name		= "rcvd_drop_bad_icrc",
 	[IRN_CNT_DROP_UNKNOWN_QPN].name		= "rcvd_drop_unknown_qpn",
 	[IRN_CNT_DROP_BAD_QP].name		= "rcvd_drop_bad_qp",
+	[IRN_CNT_SENT_PKTS].name		= "sent_pkts",
+	[IRN_CNT_SEND_DROPPED].name		= "sent_drop_local",
+	[IRN_CNT_RETRANSMIT].name		= "retransmit_episodes",
+	[IRN_CNT_RTO].name			= "timeouts",
+	[IRN_CNT_SEQ_NAK_SENT].name		= "seq_nak_sent",
+	[IRN_CNT_SEQ_NAK_RCVD].name		= "seq_nak_rcvd",
+	[IRN_CNT_RNR_NAK_SENT].name		= "rnr_nak_sent",
+	[IRN_CNT_RNR_NAK_RCVD].name		= "rnr_nak_rcvd",
+	[IRN_CNT_DUP_REQ].name			= "duplicate_requests",
+	[IRN_CNT_RETRY_EXCEEDED].name		= "retry_exceeded",
 };
 
 static_assert(ARRAY_SIZE(irn_counter_descs) == IRN_NUM_COUNTERS);

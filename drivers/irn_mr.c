@@ -41,7 +41,9 @@ static struct irn_mr *mr_create(struct ib_pd *pd, enum irn_mr_kind kind,
 	u32 index;
 	int err;
 
-	if (access & ~IRN_MR_ALL_ACCESS)
+	/* Optional flags (relaxed ordering) are hints irn may ignore. */
+	access &= ~IB_ACCESS_OPTIONAL;
+	if (access & ~(IRN_MR_ALL_ACCESS | IB_ACCESS_HUGETLB))
 		return ERR_PTR(-EOPNOTSUPP);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)

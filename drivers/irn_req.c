@@ -445,8 +445,13 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 	 * back before irn_xmit() returns (a local peer is processed in the
 	 * softirq run when the transmit path re-enables bottom halves).
 	 */
-	qp->req.psn = irn_psn_add(qp->req.psn, reads ?
-				  wqe_packets(qp, w) : 1);
+	/*
+	 * A read or atomic takes the PSNs of all its responses.  When it is
+	 * resent from the middle (after a rewind) it still ends at the same
+	 * last PSN, so that the WQEs after it keep theirs.
+	 */
+	qp->req.psn = reads ? irn_psn_add(w->last_psn, 1) :
+			      irn_psn_add(qp->req.psn, 1);
 	qp->req.offset += paylen;
 	if (irn_qp_is_rc(qp))
 		irn_comp_arm_rto(qp);

@@ -128,11 +128,14 @@ static enum resp_state check_psn(struct resp_ctx *c)
 		if (qp->resp.nak_sent)
 			return RESP_DROP;
 		qp->resp.nak_sent = true;
+		irn_dev_count(qp->dev, IRN_CNT_SEQ_NAK_SENT);
 		c->nak = IRN_NAK_PSN_SEQ;
 		return RESP_NAK;
 	}
-	if (diff < 0)
+	if (diff < 0) {
+		irn_dev_count(qp->dev, IRN_CNT_DUP_REQ);
 		return RESP_DUPLICATE;
+	}
 	qp->resp.nak_sent = false;
 	return RESP_CHECK_SEQ;
 }
@@ -565,6 +568,7 @@ static enum resp_state do_nak(struct resp_ctx *c)
 
 static enum resp_state do_rnr(struct resp_ctx *c)
 {
+	irn_dev_count(c->qp->dev, IRN_CNT_RNR_NAK_SENT);
 	send_ack(c->qp, IRN_AETH_RNR_NAK | (c->qp->min_rnr_timer & 0x1f),
 		 c->pkt->psn);
 	return RESP_DONE;

@@ -174,6 +174,7 @@ int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb)
 	else
 		dst = route6(dev, av);
 	if (!dst) {
+		irn_dev_count(dev, IRN_CNT_SEND_DROPPED);
 		kfree_skb(skb);
 		return -EHOSTUNREACH;
 	}
@@ -188,9 +189,13 @@ int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb)
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	irn_icrc_fill(skb);
 
+	irn_dev_count(dev, IRN_CNT_SENT_PKTS);
 	if (av->family == AF_INET)
 		err = ip_local_out(&init_net, skb->sk, skb);
 	else
 		err = ip6_local_out(&init_net, skb->sk, skb);
-	return net_xmit_eval(err) ? -EAGAIN : 0;
+	if (!net_xmit_eval(err))
+		return 0;
+	irn_dev_count(dev, IRN_CNT_SEND_DROPPED);
+	return -EAGAIN;
 }

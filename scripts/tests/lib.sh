@@ -145,6 +145,8 @@ irn_cleanup()
 	local rc=$? i dev
 
 	set +e
+	# a two-guest peer waiting for this guest should not wait in vain
+	[[ $rc -eq 0 || $rc -eq 77 ]] || irn_abort_peer "exit status $rc"
 	for ((i = ${#IRN_CLEANUP_CMDS[@]} - 1; i >= 0; i--)); do
 		eval "${IRN_CLEANUP_CMDS[i]}" >/dev/null 2>&1
 	done
@@ -396,4 +398,354 @@ irn_abort_peer()
 	[[ -n ${IRN_SHARED:-} && -d $IRN_SHARED ]] || return 0
 	printf '%s\n' "${1:-failed}" >"$IRN_SHARED/abort.$IRN_ROLE" 2>/dev/null
 	return 0
+}
+
+# --- datapath helpers: devices and client/server "cases" ----------------
+#
+# A case runs one server command and one client command (strings run with
+# bash -c, each under timeout) and passes only if both exit 0 and the
+# client's output satisfies an optional check function.  With two guests
+# the server runs on SERVER_ROLE and the client on the other guest; with
+# one guest (IRN_GUESTS != 2) both run here.  Cases never stop the test:
+# irn_cases_finish prints the summary and sets the exit status.
+#
+#	irn_case NAME SERVER_ROLE TIMEOUT READY SERVER_CMD CLIENT_CMD [CHECK]
+#
+# READY says when the server is ready for the client: tcp (it listens on
+# TCP $PORT), cm (an rdma_cm ID listens on $PORT), cm:N (... on port N)
+# or sleep:N.  Each case
+# gets its own port, exported as PORT: write '$PORT' (single quotes) into
+# the commands.  CHECK is a function called with the client's output file.
+# A client that cannot connect yet is retried; a case whose only problem is
+# perftest's out-of-band TCP exchange is run once more (and reported so).
+# Failed cases append a diagnosis (commands, output, counters, dmesg) to
+# $IRN_OUT/failures.md on each guest.
+
+IRN_CASE_N=0
+IRN_CASE_RESULTS=()
+IRN_CASE_NFAIL=0
+IRN_CASE_GRACE=${IRN_CASE_GRACE:-15}
+IRN_CASE_DEVS=()
+
+# irn_dev_up [NAME [NETDEV [IPV4]]]: create a device, wait until it is
+# ACTIVE and has its RoCE v2 GID; the GID index goes to IRN_GIDX.
+irn_dev_up()
+{
+	local name=${1:-$IRN_DEV} ndev=${2:-$IRN_NETDEV} ip=${3:-${IRN_SELF_IP:-}}
+
+	irn_link_add "$name" "$ndev"
+	irn_wait_for 10 "$name port 1 ACTIVE" irn_port_state_is "$name" 4
+	irn_wait_for 10 "RoCE v2 GID of $ip on $name" irn_gid_index "$name" "$ip" >/dev/null
+	IRN_GIDX=$(irn_gid_index "$name" "$ip")
+	IRN_CASE_DEVS+=("$name")
+	irn_log "$name is ACTIVE, RoCE v2 GID index $IRN_GIDX for $ip"
+}
+
+irn_two_guests()
+{
+	[[ ${IRN_GUESTS:-1} == 2 ]]
+}
+
+irn_peer_aborted()
+{
+	[[ -n ${IRN_SHARED:-} && -e $IRN_SHARED/abort.$(irn_peer_role) ]]
+}
+
+# _irn_case_ready READY: true once the server side is ready
+_irn_case_ready()
+{
+	case $1 in
+	tcp) ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q . ;;
+	cm) rdma resource show cm_id 2>/dev/null | grep -q "LISTEN.*:$PORT\b" ;;
+	cm:*) rdma resource show cm_id 2>/dev/null | grep -q "LISTEN.*:${1#cm:}\b" ;;
+	*) return 0 ;;
+	esac
+}
+
+_irn_case_wait_ready()
+{
+	local ready=$1 pid=$2 i
+
+	if [[ $ready == sleep:* ]]; then
+		sleep "${ready#sleep:}"
+		return 0
+	fi
+	for ((i = 0; i < 200; i++)); do
+		_irn_case_ready "$ready" && { sleep 0.3; return 0; }
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# Output patterns of a client that came too early (server not listening).
+IRN_CASE_NOCONN="Couldn't connect to|Unable to init the socket connection|Connection refused|RDMA_CM_EVENT_(REJECTED|UNREACHABLE)|rdma_resolve_addr|connect error"
+# Output patterns of a failure in perftest's out-of-band TCP exchange.
+IRN_CASE_OOB="Couldn't read remote address|Failed to exchange data between server and clients|Couldn't write to socket"
+
+# _irn_case_client TIMEOUT CMD OUT: run the client, retrying while it
+# cannot connect; prints the exit status.
+_irn_case_client()
+{
+	local t=$1 cmd=$2 out=$3 try rc
+
+	for ((try = 1; try <= 6; try++)); do
+		rc=0
+		timeout -k 5 "$t" bash -c "$cmd" >"$out" 2>&1 </dev/null || rc=$?
+		[[ $rc -ne 0 ]] && grep -Eq "$IRN_CASE_NOCONN" "$out" || break
+		echo "[client attempt $try could not connect, retrying]" >>"$out.retries"
+		cat "$out" >>"$out.retries"
+		sleep 1
+	done
+	echo "$rc"
+}
+
+# _irn_case_server_wait PID KEY: wait for the server; once the client is
+# done (the file DONEFILE appears) allow IRN_CASE_GRACE seconds, then
+# kill it.  Its exit status goes to IRN_CASE_SRC (no subshell: wait needs
+# the server to be our child).  Notes go to LOG.
+_irn_case_server_wait()
+{
+	local pid=$1 donefile=$2 log=$3 since= rc=0
+
+	while kill -0 "$pid" 2>/dev/null; do
+		if [[ -z $since && -e $donefile ]]; then
+			since=$SECONDS
+		elif [[ -n $since ]] && ((SECONDS - since > IRN_CASE_GRACE)); then
+			kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+			sleep 1
+			kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+			echo "[server killed: still running ${IRN_CASE_GRACE}s after the client ended]" >>"$log"
+			since=$((SECONDS + 100000))
+		fi
+		if irn_peer_aborted; then
+			kill -KILL -- "-$pid" 2>/dev/null || true
+		fi
+		sleep 0.2
+	done
+	wait "$pid" || rc=$?
+	IRN_CASE_SRC=$rc
+}
+
+_irn_wait_file()
+{
+	local f=$1 secs=$2 i
+
+	for ((i = 0; i < secs * 10; i++)); do
+		[[ -e $f ]] && return 0
+		irn_peer_aborted && return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# irn_case_diag NAME WHAT CMD OUTFILE RC: append a diagnosis to failures.md
+irn_case_diag()
+{
+	local name=$1 what=$2 cmd=$3 out=$4 rc=$5 d
+
+	{
+		printf '\n### %s: %s (%s, driver %s, guest %s): exit %s\n\n' \
+			"$IRN_TEST" "$name" "$what" "$IRN_DRIVER" "$IRN_ROLE" "$rc"
+		printf '```\n$ %s\n' "$cmd"
+		tail -n 30 "$out" 2>/dev/null
+		printf '```\n\n'
+		for d in "${IRN_CASE_DEVS[@]}"; do
+			printf 'rdma statistic show link %s/1:\n```\n' "$d"
+			rdma statistic show link "$d/1" 2>&1 | fold -w 160
+			printf '```\n'
+		done
+		printf 'dmesg | tail -50:\n```\n'
+		dmesg | tail -n 50
+		printf '```\n'
+	} >>"$IRN_OUT/failures.md" 2>&1
+}
+
+# irn_case NAME SERVER_ROLE TIMEOUT READY SERVER_CMD CLIENT_CMD [CHECK]
+irn_case()
+{
+	local name=$1 srole=$2 t=$3 ready=$4 scmd=$5 ccmd=$6 check=${7:-}
+	local attempt verdict note= slug
+
+	IRN_CASE_N=$((IRN_CASE_N + 1))
+	slug=$(printf '%02d-%s' "$IRN_CASE_N" "$(tr -c 'A-Za-z0-9_.=-' '_' <<<"$name" | sed 's/_*$//')")
+	for attempt in 1 2; do
+		export PORT=$((18515 + 2 * IRN_CASE_N + attempt - 1))
+		_irn_case_once "$name" "$srole" "$t" "$ready" "$scmd" "$ccmd" \
+			"$check" "$slug.$attempt"
+		verdict=$IRN_CASE_VERDICT
+		[[ $verdict == retry ]] || break
+		note=" (passed on retry after an out-of-band TCP failure)"
+		irn_log "case $name: out-of-band exchange failed; one retry"
+		verdict=FAIL
+	done
+	[[ $verdict == PASS ]] || note=": $IRN_CASE_REASON"
+	IRN_CASE_RESULTS+=("$verdict $name$note")
+	[[ $verdict == PASS ]] || IRN_CASE_NFAIL=$((IRN_CASE_NFAIL + 1))
+	irn_log "CASE $verdict $name$note"
+}
+
+_irn_case_once()
+{
+	local name=$1 srole=$2 t=$3 ready=$4 scmd=$5 ccmd=$6 check=$7 slug=$8
+	local two=0 iam_srv=1 iam_cli=1 sout cout spid src=0 crc=0 cres=ok
+	local key=$IRN_OUT/$slug cdone oob=0 oob2=0
+
+	irn_two_guests && two=1
+	if [[ $two == 1 ]]; then
+		if [[ $IRN_ROLE == "$srole" ]]; then iam_cli=0; else iam_srv=0; fi
+	fi
+	sout=$key.server.log cout=$key.client.log
+	cdone=$key.client.done
+	[[ $two == 0 ]] || cdone=$IRN_SHARED/val.$slug.client
+	IRN_CASE_VERDICT=FAIL IRN_CASE_REASON=
+
+	if [[ $iam_srv == 1 ]]; then
+		irn_log "case $name: server: $scmd"
+		setsid timeout -k 5 "$t" bash -c "$scmd" >"$sout" 2>&1 </dev/null &
+		spid=$!
+		if ! _irn_case_wait_ready "$ready" "$spid"; then
+			echo "[server not ready ($ready) within 20s]" >>"$sout"
+		fi
+		[[ $two == 0 ]] || : >"$IRN_SHARED/ready.$slug"
+	fi
+	if [[ $iam_cli == 1 ]]; then
+		if [[ $two == 1 ]] && ! _irn_wait_file "$IRN_SHARED/ready.$slug" 60; then
+			crc=255 cres="server side never became ready"
+		else
+			irn_log "case $name: client: $ccmd"
+			crc=$(_irn_case_client "$t" "$ccmd" "$cout")
+			if [[ $crc == 0 && -n $check ]]; then
+				cres=$("$check" "$cout" 2>&1) && cres=ok
+			fi
+			grep -Eq "$IRN_CASE_OOB" "$cout" && oob=1
+		fi
+		if [[ $two == 1 ]]; then
+			irn_put "$slug.client" "$crc $oob $cres"
+		else
+			: >"$cdone"
+		fi
+	fi
+	if [[ $iam_srv == 1 ]]; then
+		_irn_case_server_wait "$spid" "$cdone" "$sout"
+		src=$IRN_CASE_SRC
+		grep -Eq "$IRN_CASE_OOB" "$sout" && oob=1
+		[[ $two == 0 ]] || irn_put "$slug.server" "$src $oob"
+	fi
+	if [[ $two == 1 ]]; then
+		if [[ $iam_srv == 1 ]]; then
+			if _irn_wait_file "$IRN_SHARED/val.$slug.client" $((t + 30)); then
+				read -r crc oob2 cres <"$IRN_SHARED/val.$slug.client"
+				oob=$((oob | oob2))
+			else
+				crc=255 cres="client result never arrived"
+			fi
+		else
+			if _irn_wait_file "$IRN_SHARED/val.$slug.server" $((t + 30 + IRN_CASE_GRACE)); then
+				read -r src oob2 <"$IRN_SHARED/val.$slug.server"
+				oob=$((oob | oob2))
+			else
+				src=255
+			fi
+		fi
+	fi
+	if [[ $crc == 0 && $src == 0 && $cres == ok ]]; then
+		IRN_CASE_VERDICT=PASS
+		return 0
+	fi
+	if [[ $oob == 1 && $crc != 124 && $src != 124 && $slug == *.1 ]]; then
+		IRN_CASE_VERDICT=retry
+	fi
+	IRN_CASE_REASON="client exit $crc, server exit $src"
+	[[ $crc == 124 ]] && IRN_CASE_REASON+=" (client timed out after ${t}s)"
+	[[ $src == 124 ]] && IRN_CASE_REASON+=" (server timed out after ${t}s)"
+	[[ $cres == ok ]] || IRN_CASE_REASON+=", check: $cres"
+	[[ $iam_cli == 0 ]] || irn_case_diag "$name" client "$ccmd" "$cout" "$crc"
+	[[ $iam_srv == 0 ]] || irn_case_diag "$name" server "$scmd" "$sout" "$src"
+	if [[ $iam_cli == 1 ]]; then
+		echo "--- client output ($name) ---"
+		tail -n 15 "$cout"
+	fi
+	if [[ $iam_srv == 1 ]]; then
+		echo "--- server output ($name) ---"
+		tail -n 15 "$sout"
+	fi
+	return 0
+}
+
+# irn_cases_finish: print the case summary; exit 1 if any case failed.
+irn_cases_finish()
+{
+	local r npass=$((IRN_CASE_N - IRN_CASE_NFAIL))
+
+	{
+		echo "=== $IRN_TEST ($IRN_DRIVER, guest $IRN_ROLE): $npass of $IRN_CASE_N cases passed"
+		for r in "${IRN_CASE_RESULTS[@]}"; do
+			echo "  $r"
+		done
+	} | tee "$IRN_OUT/cases.txt"
+	irn_dmesg_check "$IRN_TEST"
+	if [[ $IRN_CASE_NFAIL -gt 0 ]]; then
+		echo "[$IRN_TEST $IRN_ROLE] FAIL: $IRN_CASE_NFAIL of $IRN_CASE_N cases failed" >&2
+		exit 1
+	fi
+	irn_log "PASS: all $IRN_CASE_N cases"
+}
+
+# Checks for irn_case (argument: the client's output file).
+# perftest bandwidth: at least one result row, and every row shows a
+# non-zero BW average or message rate (MsgRate has 6 decimals: slow TCG
+# guests can show a BW of 0.00 MB/s for tiny messages).
+irn_check_bw()
+{
+	awk '$1 ~ /^[0-9]+$/ && NF >= 5 && $2 ~ /^[0-9]+$/ {
+		rows++
+		if ($4 + 0 <= 0 && $5 + 0 <= 0) { bad = bad " " $1 "B:" $4 "/" $5 }
+	}
+	END {
+		if (!rows) { print "no result rows"; exit 1 }
+		if (bad != "") { print "zero bandwidth and message rate at" bad; exit 1 }
+	}' "$1"
+}
+
+# perftest latency: at least one result row with t_typical > 0.
+irn_check_lat()
+{
+	awk '$1 ~ /^[0-9]+$/ && NF >= 7 && $2 ~ /^[0-9]+$/ {
+		rows++; if ($5 + 0 <= 0) bad = bad " " $1
+	}
+	END {
+		if (!rows) { print "no result rows"; exit 1 }
+		if (bad != "") { print "zero latency reported at" bad; exit 1 }
+	}' "$1"
+}
+
+# rping -v -C N: N "ping data" lines.
+irn_check_rping()
+{
+	local want=${IRN_RPING_COUNT:-10} n
+
+	n=$(grep -c 'ping data' "$1" || true)
+	[[ $n -ge $want ]] || { echo "$n 'ping data' lines, expected $want"; return 1; }
+}
+
+# irn_perftest NAME_SUFFIX TIMEOUT TOOL ARGS...: one perftest case between
+# the guests: both sides get -d, -x (GID index), -p $PORT, -F and ARGS;
+# the client also the server's address.  The server runs on guest
+# IRN_PERFTEST_SROLE (default b) at IRN_PERFTEST_SERVER (default: that
+# guest's address).  Checked with irn_check_bw or irn_check_lat by the
+# tool's name.
+irn_perftest()
+{
+	local sfx=$1 t=$2 tool=$3 check=irn_check_bw common srole srv
+	shift 3
+	srole=${IRN_PERFTEST_SROLE:-b}
+	srv=${IRN_PERFTEST_SERVER:-}
+	if [[ -z $srv ]]; then
+		[[ $srole == a ]] && srv=10.77.0.1 || srv=10.77.0.2
+	fi
+	[[ $tool == *_lat ]] && check=irn_check_lat
+	common="$tool -d $IRN_DEV -x $IRN_GIDX -p \$PORT -F $*"
+	irn_case "$tool $*${sfx:+ $sfx}" "$srole" "$t" tcp "$common" \
+		"$common $srv" "$check"
 }
