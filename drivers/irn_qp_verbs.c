@@ -16,6 +16,7 @@
 #include "irn_psn.h"
 #include "irn_qp.h"
 #include "irn_qp_verbs.h"
+#include "irn_srq.h"
 #include "irn_verbs.h"
 
 #define IRN_QPN_MIN		16
@@ -47,8 +48,13 @@ static int check_init(struct ib_qp_init_attr *init, struct ib_udata *udata)
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (init->create_flags || init->srq)
+	if (init->create_flags)
 		return -EOPNOTSUPP;
+	/* With an SRQ the QP's own receive queue is a single unused slot. */
+	if (init->srq) {
+		cap->max_recv_wr = 1;
+		cap->max_recv_sge = 1;
+	}
 	if (!cap->max_send_wr || cap->max_send_wr > IRN_MAX_QP_WR ||
 	    !cap->max_recv_wr || cap->max_recv_wr > IRN_MAX_QP_WR ||
 	    cap->max_send_sge > IRN_MAX_SGE ||
@@ -181,6 +187,7 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->user = udata;
 	qp->scq = to_irn_cq(init->send_cq);
 	qp->rcq = to_irn_cq(init->recv_cq);
+	qp->srq = init->srq ? to_irn_srq(init->srq) : NULL;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->state = IB_QPS_RESET;
 	qp->mtu = ib_mtu_enum_to_int(IB_MTU_256);
@@ -195,9 +202,17 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			       GFP_KERNEL);
 	if (!qp->resp.res)
 		return -ENOMEM;
+	if (qp->srq) {
+		qp->resp.srq_wqe = kzalloc(irn_srq_wqe_size(qp->srq),
+					   GFP_KERNEL);
+		if (!qp->resp.srq_wqe) {
+			err = -ENOMEM;
+			goto err_free_res;
+		}
+	}
 	err = init_rings(qp, init, udata);
 	if (err)
-		goto err_free_res;
+		goto err_free_srq_wqe;
 	if (ibqp->qp_type == IB_QPT_GSI)
 		qp->qkey = IB_QP1_QKEY;
 	err = publish_qpn(dev, qp);
@@ -209,6 +224,8 @@ err_cleanup_rings:
 	kvfree(qp->swqe);
 	irn_queue_cleanup(&qp->rq.queue);
 	irn_queue_cleanup(&qp->sq.queue);
+err_free_srq_wqe:
+	kfree(qp->resp.srq_wqe);
 err_free_res:
 	kfree(qp->resp.res);
 	return err;
@@ -228,6 +245,7 @@ static void reset_qp(struct irn_qp *qp)
 	qp->comp.head = 0;
 	qp->comp.read_offset = 0;
 	memset(&qp->resp, 0, offsetof(typeof(qp->resp), res));
+	/* res and srq_wqe stay allocated. */
 	memset(qp->resp.res, 0, IRN_MAX_RD_ATOMIC * sizeof(*qp->resp.res));
 	memset(qp->swqe, 0, (qp->sq.queue.mask + 1) * sizeof(*qp->swqe));
 	qp->sq.queue.index = 0;
@@ -257,14 +275,17 @@ static int apply_av(struct irn_qp *qp, struct ib_qp_attr *attr, int mask)
 static void apply_attrs(struct irn_qp *qp, struct ib_qp_attr *attr, int mask)
 {
 	struct irn_dev *dev = qp->dev;
-
 	if (mask & IB_QP_ACCESS_FLAGS)
 		qp->access = attr->qp_access_flags;
 	if (mask & IB_QP_QKEY)
 		qp->qkey = attr->qkey;
-	if (mask & IB_QP_PATH_MTU)
-		qp->mtu = ib_mtu_enum_to_int(min(attr->path_mtu,
-			irn_mtu_from_netdev(READ_ONCE(dev->ndev->mtu))));
+	enum ib_mtu port_mtu = irn_mtu_from_netdev(READ_ONCE(dev->ndev->mtu));
+
+	/* UD messages are bounded by the port MTU, there is no path MTU. */
+	if (irn_qp_is_ud(qp))
+		qp->mtu = ib_mtu_enum_to_int(port_mtu);
+	else if (mask & IB_QP_PATH_MTU)
+		qp->mtu = ib_mtu_enum_to_int(min(attr->path_mtu, port_mtu));
 	if (mask & IB_QP_TIMEOUT)
 		qp->timeout = attr->timeout;
 	if (mask & IB_QP_RETRY_CNT)
@@ -426,6 +447,7 @@ int irn_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	kvfree(qp->swqe);
 	irn_queue_cleanup(&qp->rq.queue);
 	irn_queue_cleanup(&qp->sq.queue);
+	kfree(qp->resp.srq_wqe);
 	kfree(qp->resp.res);
 	return 0;
 }

@@ -31,6 +31,7 @@
 #include "irn_mr.h"
 #include "irn_psn.h"
 #include "irn_qp.h"
+#include "irn_srq.h"
 #include "irn_xmit.h"
 
 #define IRN_GRH_LEN	40
@@ -205,23 +206,40 @@ static bool get_rwqe(struct irn_qp *qp)
 {
 	if (qp->resp.have_rwqe)
 		return true;
-	if (qp->rq.queue.index == irn_wq_producer(&qp->rq))
-		return false;
-	qp->resp.rwqe_index = qp->rq.queue.index;
+	if (qp->srq) {
+		if (!irn_srq_take(qp->srq, qp->resp.srq_wqe))
+			return false;
+	} else {
+		if (qp->rq.queue.index == irn_wq_producer(&qp->rq))
+			return false;
+		qp->resp.rwqe_index = qp->rq.queue.index;
+	}
 	qp->resp.have_rwqe = true;
 	return true;
+}
+
+/* The WQE being filled: a private copy for an SRQ, else the ring slot. */
+static const struct rxe_recv_wqe *cur_rwqe(const struct irn_qp *qp)
+{
+	if (qp->srq)
+		return qp->resp.srq_wqe;
+	return irn_qp_rq_slot(qp, qp->resp.rwqe_index);
+}
+
+static u32 rwqe_max_sge(const struct irn_qp *qp)
+{
+	return qp->srq ? qp->srq->rq.max_sge : qp->rq.max_sge;
 }
 
 static enum ib_wc_status place_in_rwqe(struct resp_ctx *c, struct irn_copy *d,
 				       u32 len)
 {
 	struct irn_qp *qp = c->qp;
-	const struct rxe_recv_wqe *slot = irn_qp_rq_slot(qp,
-							 qp->resp.rwqe_index);
+	const struct rxe_recv_wqe *slot = cur_rwqe(qp);
 	u32 num_sge = READ_ONCE(slot->dma.num_sge);
 	enum ib_wc_status status;
 
-	if (num_sge > qp->rq.max_sge)
+	if (num_sge > rwqe_max_sge(qp))
 		return IB_WC_LOC_QP_OP_ERR;
 	status = irn_mr_copy_sges(qp->dev, qp->ib_qp.pd, slot->dma.sge,
 				  num_sge, qp->resp.offset, d, len, true);
@@ -489,8 +507,7 @@ static enum resp_state do_duplicate(struct resp_ctx *c)
 static enum resp_state complete_recv(struct resp_ctx *c)
 {
 	struct irn_qp *qp = c->qp;
-	const struct rxe_recv_wqe *slot = irn_qp_rq_slot(qp,
-							 qp->resp.rwqe_index);
+	const struct rxe_recv_wqe *slot = cur_rwqe(qp);
 	struct ib_wc wc = {
 		.wr_id		= READ_ONCE(slot->wr_id),
 		.status		= c->status,
@@ -531,8 +548,11 @@ static enum resp_state complete_recv(struct resp_ctx *c)
 	}
 	qp->resp.have_rwqe = false;
 	qp->resp.in_msg = false;
-	qp->rq.queue.index = (qp->rq.queue.index + 1) & qp->rq.queue.mask;
-	irn_wq_consumed(&qp->rq, qp->rq.queue.index);
+	if (!qp->srq) {
+		qp->rq.queue.index = (qp->rq.queue.index + 1) &
+				     qp->rq.queue.mask;
+		irn_wq_consumed(&qp->rq, qp->rq.queue.index);
+	}
 	if (irn_cq_post(qp->rcq, &wc, c->pkt->bth_flags & IRN_BTH_SE))
 		irn_qp_error(qp);
 	if (c->status != IB_WC_SUCCESS) {

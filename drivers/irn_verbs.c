@@ -20,6 +20,7 @@
 #include "irn_qp.h"
 #include "irn_qp_verbs.h"
 #include "irn_queue.h"
+#include "irn_srq.h"
 #include "irn_verbs.h"
 
 #define IRN_MAX_CQ		SZ_64K
@@ -73,10 +74,14 @@ void irn_verbs_init_attr(struct irn_dev *dev)
 	attr->max_qp_init_rd_atom = IRN_MAX_RD_ATOMIC;
 	attr->max_res_rd_atom = IRN_MAX_RD_ATOMIC * IRN_MAX_QP;
 	attr->max_fast_reg_page_list_len = IRN_MAX_FAST_REG_PAGES;
+	attr->max_srq = IRN_MAX_SRQ;
+	attr->max_srq_wr = IRN_MAX_SRQ_WR;
+	attr->max_srq_sge = IRN_MAX_SRQ_SGE;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_SRQ_RESIZE |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 }
@@ -284,6 +289,7 @@ const struct ib_device_ops irn_verbs_ops = {
 	.create_ah		= irn_ah_create,
 	.create_cq		= irn_cq_create,
 	.create_qp		= irn_qp_create,
+	.create_srq		= irn_srq_create,
 	.create_user_ah		= irn_ah_create,
 	.dealloc_pd		= irn_dealloc_pd,
 	.dealloc_ucontext	= irn_dealloc_ucontext,
@@ -291,6 +297,7 @@ const struct ib_device_ops irn_verbs_ops = {
 	.destroy_ah		= irn_ah_destroy,
 	.destroy_cq		= irn_cq_destroy,
 	.destroy_qp		= irn_qp_destroy,
+	.destroy_srq		= irn_srq_destroy,
 	.get_dma_mr		= irn_mr_get_dma,
 	.get_hw_stats		= irn_counters_get_hw_stats,
 	.get_link_layer		= irn_get_link_layer,
@@ -299,13 +306,16 @@ const struct ib_device_ops irn_verbs_ops = {
 	.mmap			= irn_queue_mmap,
 	.mmap_free		= irn_queue_mmap_free,
 	.modify_qp		= irn_qp_modify,
+	.modify_srq		= irn_srq_modify,
 	.poll_cq		= irn_cq_poll,
 	.post_recv		= irn_qp_post_recv,
 	.post_send		= irn_qp_post_send,
+	.post_srq_recv		= irn_srq_post_recv,
 	.query_device		= irn_query_device,
 	.query_pkey		= irn_query_pkey,
 	.query_port		= irn_query_port,
 	.query_qp		= irn_qp_query,
+	.query_srq		= irn_srq_query,
 	.reg_user_mr		= irn_mr_reg_user,
 	.req_notify_cq		= irn_cq_req_notify,
 	.resize_cq		= irn_cq_resize,
@@ -314,5 +324,6 @@ const struct ib_device_ops irn_verbs_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, irn_cq, ib_cq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, irn_pd, ib_pd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, irn_qp, ib_qp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, irn_srq, ib_srq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, irn_ucontext, ib_uctx),
 };

@@ -32,6 +32,7 @@
 struct irn_cq;
 struct irn_dev;
 struct irn_mr;
+struct irn_srq;
 
 /* Progress of a send WQE. */
 enum irn_swqe_state {
@@ -74,22 +75,6 @@ struct irn_swqe {
 	int		reg_access;
 };
 
-/**
- * struct irn_wq - a work queue ring and its limits
- * @queue: ring of struct rxe_send_wqe or struct rxe_recv_wqe entries
- * @max_wr: entries the consumer asked for
- * @max_sge: SGEs per entry
- * @max_inline: inline bytes per send entry
- * @lock: kernel producers (post_send, post_recv)
- */
-struct irn_wq {
-	struct irn_queue	queue;
-	u32			max_wr;
-	u32			max_sge;
-	u32			max_inline;
-	spinlock_t		lock;	/* see above */
-};
-
 /* Responder resource: a read or atomic kept for duplicate requests. */
 struct irn_resp_res {
 	u8		opcode;		/* request opcode, 0 if unused */
@@ -119,6 +104,7 @@ struct irn_qp {
 	struct irn_swqe		*swqe;		/* one per SQ slot */
 	struct irn_cq		*scq;
 	struct irn_cq		*rcq;
+	struct irn_srq		*srq;
 
 	/* Attributes from modify_qp. */
 	u32			dest_qpn;
@@ -167,7 +153,8 @@ struct irn_qp {
 		u32		rkey;
 		u32		resid;
 		u32		res_head;
-		struct irn_resp_res *res;	/* max_dest_rd_atomic entries */
+		struct irn_resp_res *res;	/* IRN_MAX_RD_ATOMIC entries */
+		struct rxe_recv_wqe *srq_wqe;	/* copy of the WQE taken */
 	} resp;
 
 	struct sk_buff_head	resp_pkts;
@@ -217,22 +204,6 @@ static inline struct rxe_recv_wqe *irn_qp_rq_slot(const struct irn_qp *qp,
 						  u32 index)
 {
 	return irn_queue_slot(&qp->rq.queue, index);
-}
-
-/* Producer index of a ring the consumer of which is the kernel. */
-static inline u32 irn_wq_producer(const struct irn_wq *wq)
-{
-	/* Pairs with the producer's store-release: the entry is written. */
-	return smp_load_acquire(&wq->queue.buf->producer_index) &
-	       wq->queue.mask;
-}
-
-/* Publish the kernel's consumer index of a work queue ring. */
-static inline void irn_wq_consumed(struct irn_wq *wq, u32 index)
-{
-	/* Pairs with the producer's load-acquire: the slot may be reused. */
-	smp_store_release(&wq->queue.buf->consumer_index,
-			  index & wq->queue.mask);
 }
 
 #define IRN_MAX_RD_ATOMIC	16

@@ -15,6 +15,7 @@
 #ifndef _IRN_QUEUE_H
 #define _IRN_QUEUE_H
 
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <uapi/rdma/rdma_user_rxe.h>
 
@@ -83,6 +84,38 @@ static inline void irn_queue_produce_commit(struct irn_queue *q)
 	q->index = (q->index + 1) & q->mask;
 	/* Pairs with the consumer's load-acquire: the slot is written. */
 	smp_store_release(&q->buf->producer_index, q->index);
+}
+
+/**
+ * struct irn_wq - a work queue ring and its limits
+ * @queue: ring of struct rxe_send_wqe or struct rxe_recv_wqe entries
+ * @max_wr: entries the consumer asked for
+ * @max_sge: SGEs per entry
+ * @max_inline: inline bytes per send entry
+ * @lock: kernel producers (post_send, post_recv)
+ */
+struct irn_wq {
+	struct irn_queue	queue;
+	u32			max_wr;
+	u32			max_sge;
+	u32			max_inline;
+	spinlock_t		lock;	/* see above */
+};
+
+/* Producer index of a ring the consumer of which is the kernel. */
+static inline u32 irn_wq_producer(const struct irn_wq *wq)
+{
+	/* Pairs with the producer's store-release: the entry is written. */
+	return smp_load_acquire(&wq->queue.buf->producer_index) &
+	       wq->queue.mask;
+}
+
+/* Publish the kernel's consumer index of a work queue ring. */
+static inline void irn_wq_consumed(struct irn_wq *wq, u32 index)
+{
+	/* Pairs with the producer's load-acquire: the slot may be reused. */
+	smp_store_release(&wq->queue.buf->consumer_index,
+			  index & wq->queue.mask);
 }
 
 #endif /* _IRN_QUEUE_H */
