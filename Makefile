@@ -6,6 +6,7 @@
 #   make demo       install what is missing, build, and run the main job
 #   make check      run every test (KUnit and integration, under QEMU)
 #   make lint       checkpatch --strict, sparse and W=1
+#   make bench      stock rdma_rxe against irn, side by side, with ratios
 #   make install    modules_install + depmod for KDIR's kernel
 #
 # KDIR defaults to the running kernel's build tree, or to Debian 12's 6.1
@@ -20,7 +21,7 @@ KDIR ?= $(KDIR_DEBIAN)
 endif
 
 .PHONY: all module modules clean install dkms-install lint deps check kunit \
-	integration demo help
+	integration demo bench help
 
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 DKMS_SRC := /usr/src/irn-$(DKMS_VERSION)
@@ -66,5 +67,8 @@ check:
 demo:
 	scripts/demo.sh
 
+bench:
+	scripts/bench.sh $(BENCH_ARGS)
+
 help:
-	@sed -n '3,13p' Makefile
+	@sed -n '3,14p' Makefile
