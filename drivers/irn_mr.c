@@ -56,14 +56,15 @@ static struct irn_mr *mr_create(struct ib_pd *pd, enum irn_mr_kind kind,
 		return ERR_PTR(err == -EBUSY ? -ENOMEM : err);
 	}
 	mr->kind = kind;
+	mr->key.kind = kind;
 	mr->access = access;
 	mr->ib_mr.lkey = index << 8 | get_random_u8();
 	/* A remote key exists only if remote access was asked for. */
 	if (access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
 		      IB_ACCESS_REMOTE_ATOMIC))
 		mr->ib_mr.rkey = mr->ib_mr.lkey;
-	refcount_set(&mr->refs, 1);
-	init_completion(&mr->done);
+	refcount_set(&mr->key.refs, 1);
+	init_completion(&mr->key.done);
 	return mr;
 }
 
@@ -71,7 +72,7 @@ static void mr_destroy(struct irn_dev *dev, struct irn_mr *mr)
 {
 	xa_erase(&dev->mr_keys, mr->ib_mr.lkey >> 8);
 	irn_mr_put(mr);
-	wait_for_completion(&mr->done);
+	wait_for_completion(&mr->key.done);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kvfree(mr->pages);
@@ -235,11 +236,15 @@ int irn_mr_map_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  * Waits for packets still copying to or from the MR.
  *
  * Context: process context, may sleep.
- * Return: 0.
+ * Return: 0, or -EBUSY while memory windows are bound to it.
  */
 int irn_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 {
-	mr_destroy(to_irn_dev(ibmr->device), to_irn_mr(ibmr));
+	struct irn_mr *mr = to_irn_mr(ibmr);
+
+	if (atomic_read(&mr->windows))
+		return -EBUSY;
+	mr_destroy(to_irn_dev(ibmr->device), mr);
 	return 0;
 }
 
@@ -255,14 +260,96 @@ int irn_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
  */
 struct irn_mr *irn_mr_lookup(struct irn_dev *dev, u32 key, bool remote)
 {
-	struct irn_mr *mr;
+	struct irn_key *k;
+	struct irn_mr *mr = NULL;
 
 	rcu_read_lock();
-	mr = xa_load(&dev->mr_keys, key >> 8);
-	if (mr && ((remote ? mr->ib_mr.rkey : mr->ib_mr.lkey) != key ||
-		   !refcount_inc_not_zero(&mr->refs)))
-		mr = NULL;
+	k = xa_load(&dev->mr_keys, key >> 8);
+	if (k && k->kind != IRN_MW) {
+		mr = container_of(k, struct irn_mr, key);
+		if ((remote ? mr->ib_mr.rkey : mr->ib_mr.lkey) != key ||
+		    !refcount_inc_not_zero(&k->refs))
+			mr = NULL;
+	}
 	rcu_read_unlock();
+	return mr;
+}
+
+static struct irn_mw *mw_lookup(struct irn_dev *dev, u32 rkey)
+{
+	struct irn_key *k;
+	struct irn_mw *mw = NULL;
+
+	rcu_read_lock();
+	k = xa_load(&dev->mr_keys, rkey >> 8);
+	if (k && k->kind == IRN_MW) {
+		mw = container_of(k, struct irn_mw, key);
+		if (mw->ib_mw.rkey != rkey || !refcount_inc_not_zero(&k->refs))
+			mw = NULL;
+	}
+	rcu_read_unlock();
+	return mw;
+}
+
+static void mw_put(struct irn_mw *mw)
+{
+	if (refcount_dec_and_test(&mw->key.refs))
+		complete(&mw->key.done);
+}
+
+/*
+ * The MR behind a window, if the window grants this access to this range
+ * through this QP.
+ */
+static struct irn_mr *mw_resolve(struct irn_mw *mw, struct ib_pd *pd,
+				 u32 qpn, int access, u64 va, u64 len)
+{
+	struct irn_mr *mr = NULL;
+
+	spin_lock_bh(&mw->lock);
+	if (mw->valid && mw->ib_mw.pd == pd &&
+	    (mw->ib_mw.type == IB_MW_TYPE_1 || mw->qpn == qpn) &&
+	    (mw->access & access) == access && va >= mw->addr &&
+	    len <= mw->length && va - mw->addr <= mw->length - len &&
+	    refcount_inc_not_zero(&mw->mr->key.refs))
+		mr = mw->mr;
+	spin_unlock_bh(&mw->lock);
+	return mr;
+}
+
+/**
+ * irn_mr_lookup_remote() - the MR an rkey from the wire grants access to
+ * @dev: device
+ * @rkey: rkey of an MR or of a memory window
+ * @pd: protection domain of the QP the request arrived on
+ * @qpn: that QP's number (type 2 windows are bound to one QP)
+ * @access: IB_ACCESS_REMOTE_* needed
+ * @va: first byte
+ * @len: bytes
+ *
+ * Context: any, does not sleep.
+ * Return: the MR holding the memory, referenced, with the access checked;
+ * or NULL if the key does not grant it.
+ */
+struct irn_mr *irn_mr_lookup_remote(struct irn_dev *dev, u32 rkey,
+				    struct ib_pd *pd, u32 qpn, int access,
+				    u64 va, u64 len)
+{
+	struct irn_mw *mw;
+	struct irn_mr *mr;
+
+	mr = irn_mr_lookup(dev, rkey, true);
+	if (mr) {
+		if (irn_mr_check(mr, pd, access, va, len) == IB_WC_SUCCESS)
+			return mr;
+		irn_mr_put(mr);
+		return NULL;
+	}
+	mw = mw_lookup(dev, rkey);
+	if (!mw)
+		return NULL;
+	mr = mw_resolve(mw, pd, qpn, access, va, len);
+	mw_put(mw);
 	return mr;
 }
 
@@ -274,8 +361,8 @@ struct irn_mr *irn_mr_lookup(struct irn_dev *dev, u32 key, bool remote)
  */
 void irn_mr_put(struct irn_mr *mr)
 {
-	if (refcount_dec_and_test(&mr->refs))
-		complete(&mr->done);
+	if (refcount_dec_and_test(&mr->key.refs))
+		complete(&mr->key.done);
 }
 
 /**
@@ -503,19 +590,163 @@ int irn_mr_fast_register(struct irn_mr *mr, u32 key, int access)
  * @pd: protection domain of the QP asking
  *
  * Context: any.
- * Return: 0, or -EINVAL if @key names no fast-registration MR of @pd.
+ * Return: 0, or -EINVAL if @key names no fast-registration MR or type 2
+ * window of @pd.
  */
 int irn_mr_invalidate(struct irn_dev *dev, u32 key, struct ib_pd *pd)
 {
 	struct irn_mr *mr = irn_mr_lookup(dev, key, false);
+	struct irn_mw *mw;
 	int err = -EINVAL;
 
-	if (!mr)
+	if (!mr) {
+		/* Only type 2 windows can be invalidated. */
+		mw = mw_lookup(dev, key);
+		if (!mw)
+			return err;
+		spin_lock_bh(&mw->lock);
+		if (mw->ib_mw.type == IB_MW_TYPE_2 && mw->ib_mw.pd == pd) {
+			mw->valid = false;
+			err = 0;
+		}
+		spin_unlock_bh(&mw->lock);
+		mw_put(mw);
 		return err;
+	}
 	if (mr->kind == IRN_MR_FAST && mr->ib_mr.pd == pd) {
 		WRITE_ONCE(mr->valid, false);
 		err = 0;
 	}
 	irn_mr_put(mr);
 	return err;
+}
+
+/**
+ * irn_mw_alloc() - ib_device_ops.alloc_mw
+ * @ibmw: MW allocated by the RDMA core; type set
+ * @udata: the rxe provider sends no request and expects no reply
+ *
+ * The window starts unbound; its rkey works once a BIND_MW binds it.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or a negative errno.
+ */
+int irn_mw_alloc(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct irn_dev *dev = to_irn_dev(ibmw->device);
+	struct irn_mw *mw = to_irn_mw(ibmw);
+	u32 index;
+	int err;
+
+	spin_lock_init(&mw->lock);
+	mw->key.kind = IRN_MW;
+	refcount_set(&mw->key.refs, 1);
+	init_completion(&mw->key.done);
+	err = xa_alloc_cyclic(&dev->mr_keys, &index, &mw->key,
+			      XA_LIMIT(1, IRN_MR_MAX_INDEX), &dev->mr_next,
+			      GFP_KERNEL);
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+	ibmw->rkey = index << 8 | get_random_u8();
+	return 0;
+}
+
+/**
+ * irn_mw_dealloc() - ib_device_ops.dealloc_mw
+ * @ibmw: MW
+ *
+ * Waits for packets using the window; the RDMA core frees it afterwards.
+ *
+ * Context: process context, may sleep.
+ * Return: 0.
+ */
+int irn_mw_dealloc(struct ib_mw *ibmw)
+{
+	struct irn_dev *dev = to_irn_dev(ibmw->device);
+	struct irn_mw *mw = to_irn_mw(ibmw);
+
+	xa_erase(&dev->mr_keys, ibmw->rkey >> 8);
+	synchronize_rcu();
+	mw_put(mw);
+	wait_for_completion(&mw->key.done);
+	if (mw->mr) {
+		atomic_dec(&mw->mr->windows);
+		irn_mr_put(mw->mr);
+	}
+	return 0;
+}
+
+static bool bind_allowed(struct irn_mw *mw, struct irn_mr *mr,
+			 struct ib_pd *pd, const struct rxe_send_wr *wr)
+{
+	u64 addr = wr->wr.mw.addr, len = wr->wr.mw.length;
+	int access = wr->wr.mw.access;
+
+	if (mw->ib_mw.pd != pd || mr->ib_mr.pd != pd ||
+	    !(mr->access & IB_ACCESS_MW_BIND) || !READ_ONCE(mr->valid))
+		return false;
+	if (access & ~(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |
+		       IB_ACCESS_REMOTE_ATOMIC | IB_ZERO_BASED))
+		return false;
+	/* Writes through the window need the MR to be locally writable. */
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(mr->access & IB_ACCESS_LOCAL_WRITE))
+		return false;
+	if ((access & IB_ZERO_BASED) || mr->kind == IRN_MR_DMA)
+		return false;
+	if (irn_mr_check(mr, pd, 0, addr, len) != IB_WC_SUCCESS)
+		return false;
+	/* A type 2 window binds only while invalid, with a new key. */
+	if (mw->ib_mw.type == IB_MW_TYPE_2 &&
+	    (mw->valid || (wr->wr.mw.rkey >> 8) != (mw->ib_mw.rkey >> 8)))
+		return false;
+	return true;
+}
+
+/**
+ * irn_mw_bind() - execute a BIND_MW work request
+ * @dev: device
+ * @pd: protection domain of the QP
+ * @qpn: the QP's number
+ * @wr: the request, snapshotted from the send queue
+ *
+ * Context: any; from the requester.
+ * Return: IB_WC_SUCCESS or IB_WC_MW_BIND_ERR.
+ */
+enum ib_wc_status irn_mw_bind(struct irn_dev *dev, struct ib_pd *pd,
+			      u32 qpn, const struct rxe_send_wr *wr)
+{
+	struct irn_mw *mw = mw_lookup(dev, wr->wr.mw.mw_rkey);
+	struct irn_mr *mr, *old;
+	enum ib_wc_status status = IB_WC_MW_BIND_ERR;
+
+	if (!mw)
+		return status;
+	mr = irn_mr_lookup(dev, wr->wr.mw.mr_lkey, false);
+	if (!mr)
+		goto out_put_mw;
+	spin_lock_bh(&mw->lock);
+	if (!bind_allowed(mw, mr, pd, wr)) {
+		spin_unlock_bh(&mw->lock);
+		irn_mr_put(mr);
+		goto out_put_mw;
+	}
+	old = mw->mr;
+	mw->mr = mr;		/* the lookup's reference moves to the MW */
+	atomic_inc(&mr->windows);
+	mw->addr = wr->wr.mw.addr;
+	mw->length = wr->wr.mw.length;
+	mw->access = wr->wr.mw.access;
+	mw->qpn = qpn;
+	mw->ib_mw.rkey = (mw->ib_mw.rkey & ~0xffU) | (wr->wr.mw.rkey & 0xff);
+	mw->valid = mw->length > 0;
+	spin_unlock_bh(&mw->lock);
+	if (old) {
+		atomic_dec(&old->windows);
+		irn_mr_put(old);
+	}
+	status = IB_WC_SUCCESS;
+out_put_mw:
+	mw_put(mw);
+	return status;
 }

@@ -42,10 +42,10 @@ static const u32 ops_rc = BIT(IB_WR_RDMA_WRITE) |
 	BIT(IB_WR_RDMA_WRITE_WITH_IMM) | BIT(IB_WR_SEND) |
 	BIT(IB_WR_SEND_WITH_IMM) | BIT(IB_WR_RDMA_READ) |
 	BIT(IB_WR_ATOMIC_CMP_AND_SWP) | BIT(IB_WR_ATOMIC_FETCH_AND_ADD) |
-	BIT(IB_WR_LOCAL_INV) | BIT(IB_WR_SEND_WITH_INV);
+	BIT(IB_WR_LOCAL_INV) | BIT(IB_WR_SEND_WITH_INV) | BIT(IB_WR_BIND_MW);
 static const u32 ops_uc = BIT(IB_WR_RDMA_WRITE) |
 	BIT(IB_WR_RDMA_WRITE_WITH_IMM) | BIT(IB_WR_SEND) |
-	BIT(IB_WR_SEND_WITH_IMM) | BIT(IB_WR_LOCAL_INV);
+	BIT(IB_WR_SEND_WITH_IMM) | BIT(IB_WR_LOCAL_INV) | BIT(IB_WR_BIND_MW);
 static const u32 ops_ud = BIT(IB_WR_SEND) | BIT(IB_WR_SEND_WITH_IMM);
 
 static bool opcode_allowed(const struct irn_qp *qp, u32 opcode)
@@ -68,7 +68,8 @@ static bool is_read_or_atomic(u32 opcode)
 
 static bool is_local(u32 opcode)
 {
-	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR;
+	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR ||
+	       opcode == IB_WR_BIND_MW;
 }
 
 static bool is_atomic(u32 opcode)
@@ -109,6 +110,9 @@ static void copy_wr(struct irn_swqe *w, const struct rxe_send_wr *wr)
 		w->reg_mr = (struct irn_mr *)wr->wr.reg.mr;
 		w->reg_key = wr->wr.reg.key;
 		w->reg_access = wr->wr.reg.access;
+		break;
+	case IB_WR_BIND_MW:
+		w->bind = wr->wr.mw;
 		break;
 	default:
 		w->remote_addr = wr->wr.rdma.remote_addr;
@@ -233,19 +237,31 @@ static enum req_state next_wqe(struct irn_qp *qp, struct irn_swqe **wp)
 	return is_local(w->opcode) ? REQ_LOCAL_OP : REQ_CHECK_WINDOW;
 }
 
+static enum ib_wc_status bind_mw(struct irn_qp *qp, struct irn_swqe *w)
+{
+	struct rxe_send_wr wr = { .opcode = IB_WR_BIND_MW };
+
+	wr.wr.mw = w->bind;
+	return irn_mw_bind(qp->dev, qp->ib_qp.pd, irn_qp_num(qp), &wr);
+}
+
 static enum req_state local_op(struct irn_qp *qp, struct irn_swqe *w)
 {
-	int err;
+	enum ib_wc_status status;
 
-	/* Invalidation waits for every earlier WQE to complete. */
+	/* Local operations wait for every earlier WQE to complete. */
 	if (qp->comp.head != qp->req.next)
 		return REQ_DONE_IDLE;
 	if (w->opcode == IB_WR_LOCAL_INV)
-		err = irn_mr_invalidate(qp->dev, w->ex, qp->ib_qp.pd);
+		status = irn_mr_invalidate(qp->dev, w->ex, qp->ib_qp.pd) ?
+			 IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
+	else if (w->opcode == IB_WR_BIND_MW)
+		status = bind_mw(qp, w);
 	else
-		err = irn_mr_fast_register(w->reg_mr, w->reg_key,
-					   w->reg_access);
-	fail_wqe(qp, w, err ? IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS);
+		status = irn_mr_fast_register(w->reg_mr, w->reg_key,
+					      w->reg_access) ?
+			 IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
+	fail_wqe(qp, w, status);
 	advance_next(qp);
 	irn_task_run(&qp->comp_task);
 	return REQ_DONE_MORE;

@@ -293,18 +293,12 @@ static enum resp_state rkey_error(struct resp_ctx *c)
 	return RESP_NAK;
 }
 
-/* Look up an rkey and check the access; returns the MR or NULL. */
+/* The MR an rkey (of an MR or a window) grants this access to, or NULL. */
 static struct irn_mr *get_rkey(struct irn_qp *qp, u32 rkey, int access,
 			       u64 va, u64 len)
 {
-	struct irn_mr *mr = irn_mr_lookup(qp->dev, rkey, true);
-
-	if (mr && irn_mr_check(mr, qp->ib_qp.pd, access, va, len) !=
-	    IB_WC_SUCCESS) {
-		irn_mr_put(mr);
-		mr = NULL;
-	}
-	return mr;
+	return irn_mr_lookup_remote(qp->dev, rkey, qp->ib_qp.pd,
+				    irn_qp_num(qp), access, va, len);
 }
 
 static enum resp_state do_write(struct resp_ctx *c)

@@ -70,6 +70,7 @@ void irn_verbs_init_attr(struct irn_dev *dev)
 	attr->max_sge_rd = IRN_MAX_SGE;
 	attr->max_mr = IRN_MAX_MR;
 	attr->max_ah = IRN_MAX_AH;
+	attr->max_mw = IRN_MAX_MR;
 	attr->max_qp_rd_atom = IRN_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = IRN_MAX_RD_ATOMIC;
 	attr->max_res_rd_atom = IRN_MAX_RD_ATOMIC * IRN_MAX_QP;
@@ -82,7 +83,9 @@ void irn_verbs_init_attr(struct irn_dev *dev)
 				 IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_SRQ_RESIZE |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 }
 
@@ -284,6 +287,7 @@ static int irn_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 const struct ib_device_ops irn_verbs_ops = {
 	.alloc_hw_port_stats	= irn_counters_alloc_port_stats,
 	.alloc_mr		= irn_mr_alloc,
+	.alloc_mw		= irn_mw_alloc,
 	.alloc_pd		= irn_alloc_pd,
 	.alloc_ucontext		= irn_alloc_ucontext,
 	.create_ah		= irn_ah_create,
@@ -291,6 +295,7 @@ const struct ib_device_ops irn_verbs_ops = {
 	.create_qp		= irn_qp_create,
 	.create_srq		= irn_srq_create,
 	.create_user_ah		= irn_ah_create,
+	.dealloc_mw		= irn_mw_dealloc,
 	.dealloc_pd		= irn_dealloc_pd,
 	.dealloc_ucontext	= irn_dealloc_ucontext,
 	.dereg_mr		= irn_mr_dereg,
@@ -322,6 +327,7 @@ const struct ib_device_ops irn_verbs_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, irn_ah, ib_ah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, irn_cq, ib_cq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, irn_mw, ib_mw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, irn_pd, ib_pd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, irn_qp, ib_qp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, irn_srq, ib_srq),

@@ -18,6 +18,19 @@ enum irn_mr_kind {
 	IRN_MR_USER,	/* pinned user pages, ib_umem */
 	IRN_MR_DMA,	/* all kernel memory, addressed by kernel VA */
 	IRN_MR_FAST,	/* fast registration: pages set by a REG_MR WQE */
+	IRN_MW,		/* memory window onto another MR */
+};
+
+/**
+ * struct irn_key - what the device's key table holds: an MR or an MW
+ * @kind: enum irn_mr_kind; IRN_MW for windows
+ * @refs: one for the key table, one per datapath user
+ * @done: completed when the last datapath user is gone
+ */
+struct irn_key {
+	enum irn_mr_kind	kind;
+	refcount_t		refs;
+	struct completion	done;
 };
 
 /**
@@ -32,12 +45,14 @@ enum irn_mr_kind {
  * @max_pages: room in @pages
  * @page_shift: log2 of the page size of @pages
  * @offset: offset of @ib_mr.iova in the first page
- * @refs: one for the key table, one per datapath user
- * @done: completed when the last datapath user is gone
+ * @key: key table entry; its kind is never IRN_MW
+ * @windows: memory windows bound to this MR
  * @rcu: the MR is freed after a grace period, as lookups are lockless
  */
 struct irn_mr {
 	struct ib_mr		ib_mr;
+	struct irn_key		key;
+	atomic_t		windows;
 	enum irn_mr_kind	kind;
 	bool			valid;
 	int			access;
@@ -47,10 +62,37 @@ struct irn_mr {
 	u32			max_pages;
 	u32			page_shift;
 	u32			offset;
-	refcount_t		refs;
-	struct completion	done;
 	struct rcu_head		rcu;
 };
+
+/**
+ * struct irn_mw - a memory window
+ * @ib_mw: the RDMA core's MW; rkey, type, pd
+ * @key: key table entry, kind IRN_MW
+ * @lock: serialises bind and invalidation against each other
+ * @mr: MR the window is bound to, referenced, or NULL
+ * @addr: first byte of the window
+ * @length: bytes in the window
+ * @access: remote access the window grants
+ * @qpn: QP a type 2 window is bound to
+ * @valid: the window grants access
+ */
+struct irn_mw {
+	struct ib_mw		ib_mw;
+	struct irn_key		key;
+	spinlock_t		lock;	/* see above */
+	struct irn_mr		*mr;
+	u64			addr;
+	u64			length;
+	int			access;
+	u32			qpn;
+	bool			valid;
+};
+
+static inline struct irn_mw *to_irn_mw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct irn_mw, ib_mw);
+}
 
 static inline struct irn_mr *to_irn_mr(struct ib_mr *ibmr)
 {
@@ -67,6 +109,9 @@ int irn_mr_map_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 int irn_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata);
 
 struct irn_mr *irn_mr_lookup(struct irn_dev *dev, u32 key, bool remote);
+struct irn_mr *irn_mr_lookup_remote(struct irn_dev *dev, u32 rkey,
+				    struct ib_pd *pd, u32 qpn, int access,
+				    u64 va, u64 len);
 void irn_mr_put(struct irn_mr *mr);
 enum ib_wc_status irn_mr_check(struct irn_mr *mr, struct ib_pd *pd,
 			       int access, u64 iova, u64 len);
@@ -96,5 +141,10 @@ enum ib_wc_status irn_mr_copy_sges(struct irn_dev *dev, struct ib_pd *pd,
 
 int irn_mr_fast_register(struct irn_mr *mr, u32 key, int access);
 int irn_mr_invalidate(struct irn_dev *dev, u32 key, struct ib_pd *pd);
+
+int irn_mw_alloc(struct ib_mw *ibmw, struct ib_udata *udata);
+int irn_mw_dealloc(struct ib_mw *ibmw);
+enum ib_wc_status irn_mw_bind(struct irn_dev *dev, struct ib_pd *pd,
+			      u32 qpn, const struct rxe_send_wr *wr);
 
 #endif /* _IRN_MR_H */

@@ -73,6 +73,7 @@ struct irn_swqe {
 	struct irn_mr	*reg_mr;	/* REG_MR (kernel QPs only) */
 	u32		reg_key;
 	int		reg_access;
+	typeof_member(struct rxe_send_wr, wr.mw) bind;	/* BIND_MW */
 };
 
 /* Responder resource: a read or atomic kept for duplicate requests. */
