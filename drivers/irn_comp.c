@@ -51,9 +51,16 @@ static bool is_atomic_wqe(const struct irn_swqe *w)
 	       w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/*
+ * IBTA lets the transport timer expire between T and 4T, T being the QP's
+ * local ACK timeout: within that range irn follows the measured RTT, so a
+ * path slower than the application guessed does not retransmit spuriously.
+ */
 static u64 rto_ns(const struct irn_qp *qp)
 {
-	return 4096ULL << min_t(u8, qp->timeout, 31);
+	u64 t = 4096ULL << min_t(u8, qp->timeout, 31);
+
+	return irn_flow_rto_ns(&qp->flow, t, 4 * t);
 }
 
 static struct irn_swqe *head_wqe(struct irn_qp *qp)
@@ -137,6 +144,7 @@ static void progress(struct irn_qp *qp, u32 psn)
 static void rewind(struct irn_qp *qp)
 {
 	irn_dev_count(qp->dev, IRN_CNT_RETRANSMIT);
+	irn_flow_on_loss(&qp->flow);
 	atomic_set(&qp->rewind, BIT(31) | qp->comp.psn);
 	irn_task_sched(&qp->req_task);
 }
@@ -166,6 +174,9 @@ static bool ack_until(struct irn_qp *qp, u32 psn)
 		/* An ACK past an unanswered read or atomic: its reply is lost. */
 		if (w->opcode == IB_WR_RDMA_READ || w->rd_credit)
 			return false;
+		irn_flow_on_ack(&qp->flow,
+				irn_psn_diff(w->last_psn, qp->comp.psn) + 1,
+				w->resent ? 0 : ktime_get_ns() - w->sent_ns);
 		progress(qp, irn_psn_add(w->last_psn, 1));
 		retire(qp, w, IB_WC_SUCCESS);
 	}

@@ -197,6 +197,7 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->sq.lock);
 	spin_lock_init(&qp->rq.lock);
 	init_engines(qp);
+	irn_flow_init(&qp->flow, 0);
 
 	qp->resp.res = kcalloc(IRN_MAX_RD_ATOMIC, sizeof(*qp->resp.res),
 			       GFP_KERNEL);
@@ -255,6 +256,7 @@ static void reset_qp(struct irn_qp *qp)
 	qp->rq.queue.buf->producer_index = 0;
 	qp->rq.queue.buf->consumer_index = 0;
 	init_engines(qp);
+	irn_flow_init(&qp->flow, qp->flow.cap);
 }
 
 static int apply_av(struct irn_qp *qp, struct ib_qp_attr *attr, int mask)

@@ -24,8 +24,6 @@
 #include "irn_qp.h"
 #include "irn_xmit.h"
 
-/* Packets in flight per RC QP before the requester waits for ACKs. */
-#define IRN_MAX_INFLIGHT	128
 /* Ask for an ACK at least this often within a long message. */
 #define IRN_ACK_EVERY		32
 
@@ -207,6 +205,7 @@ static void check_rewind(struct irn_qp *qp)
 		qp->req.psn = psn;
 		qp->req.offset = irn_psn_diff(psn, w->first_psn) * qp->mtu;
 		w->state = IRN_SWQE_SENDING;
+		w->resent = true;
 		return;
 	}
 }
@@ -274,7 +273,7 @@ static enum req_state check_window(struct irn_qp *qp, struct irn_swqe *w)
 	if (!irn_qp_is_rc(qp))
 		return REQ_SEND;
 	if (irn_psn_diff(qp->req.psn, READ_ONCE(qp->comp.psn)) >=
-	    IRN_MAX_INFLIGHT)
+	    irn_flow_window(&qp->flow))
 		return REQ_DONE_IDLE;
 	if (first && (w->send_flags & IB_SEND_FENCE) &&
 	    atomic_read(&qp->req.rd_atomic) && !w->rd_credit)
@@ -472,6 +471,7 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 	if (irn_qp_is_rc(qp))
 		irn_comp_arm_rto(qp);
 	if (last) {
+		w->sent_ns = ktime_get_ns();
 		w->state = irn_qp_is_rc(qp) ? IRN_SWQE_SENT : IRN_SWQE_DONE;
 		advance_next(qp);
 	}

@@ -26,6 +26,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "irn_av.h"
+#include "irn_flow.h"
 #include "irn_queue.h"
 #include "irn_task.h"
 
@@ -66,7 +67,8 @@ struct irn_swqe {
 	u32		num_sge;
 	u32		first_psn;
 	u32		last_psn;
-	u32		wire_mask;	/* enum irn_op_flags of the message */
+	u64		sent_ns;	/* when its last packet first left */
+	bool		resent;		/* some packet went out twice */
 	u8		state;		/* enum irn_swqe_state */
 	u8		status;		/* enum ib_wc_status */
 	bool		rd_credit;	/* holds a read/atomic credit */
@@ -119,6 +121,7 @@ struct irn_qp {
 	u8			min_rnr_timer;
 	u8			timeout;
 	struct irn_av		av;
+	struct irn_flow		flow;		/* the completer's, read by all */
 
 	struct {
 		u32		psn;		/* next new PSN */

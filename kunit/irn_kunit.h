@@ -10,5 +10,6 @@
 extern struct kunit_suite irn_psn_suite;
 extern struct kunit_suite irn_hdr_suite;
 extern struct kunit_suite irn_icrc_suite;
+extern struct kunit_suite irn_flow_suite;
 
 #endif /* _IRN_KUNIT_H */

@@ -9,7 +9,8 @@
 
 #include "irn_kunit.h"
 
-kunit_test_suites(&irn_psn_suite, &irn_hdr_suite, &irn_icrc_suite);
+kunit_test_suites(&irn_psn_suite, &irn_hdr_suite, &irn_icrc_suite,
+		  &irn_flow_suite);
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_DESCRIPTION("KUnit tests for irn");

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Default flow policy: a fixed cap on packets in flight (IRN's BDP-FC), no
+ * pacing, and an RTT estimate for the retransmission timer.
+ */
+
+#include <linux/kernel.h>
+#include <kunit/visibility.h>
+
+#include "irn_flow.h"
+
+/**
+ * irn_flow_init() - start a QP's flow state
+ * @f: flow state
+ * @cap: packets allowed in flight; 0 picks the default
+ *
+ * Context: any.
+ */
+void irn_flow_init(struct irn_flow *f, u32 cap)
+{
+	f->cap = cap ?: IRN_FLOW_DEFAULT_CAP;
+	f->srtt_ns = 0;
+	f->rttvar_ns = 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_init);
+
+/**
+ * irn_flow_window() - packets the requester may have unacknowledged
+ * @f: flow state
+ *
+ * Context: any.
+ * Return: the window in packets, at least 1.
+ */
+u32 irn_flow_window(const struct irn_flow *f)
+{
+	return max(f->cap, 1U);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_window);
+
+/**
+ * irn_flow_next_send() - earliest time the next packet may leave
+ * @f: flow state
+ *
+ * Context: any.
+ * Return: 0, meaning now: the default policy does not pace.
+ */
+ktime_t irn_flow_next_send(const struct irn_flow *f)
+{
+	return 0;
+}
+
+/**
+ * irn_flow_on_ack() - packets were acknowledged
+ * @f: flow state
+ * @pkts: packets newly acknowledged
+ * @rtt_ns: RTT measured on a packet sent once (Karn), or 0 for none
+ *
+ * Context: the completer.
+ */
+void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns)
+{
+	u64 err;
+
+	if (!rtt_ns)
+		return;
+	if (!f->srtt_ns) {
+		f->srtt_ns = rtt_ns;
+		f->rttvar_ns = rtt_ns / 2;
+		return;
+	}
+	err = rtt_ns > f->srtt_ns ? rtt_ns - f->srtt_ns : f->srtt_ns - rtt_ns;
+	/* RFC 6298: beta = 1/4, alpha = 1/8. */
+	f->rttvar_ns = f->rttvar_ns - (f->rttvar_ns >> 2) + (err >> 2);
+	f->srtt_ns = f->srtt_ns - (f->srtt_ns >> 3) + (rtt_ns >> 3);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_ack);
+
+/**
+ * irn_flow_on_loss() - the completer decided a packet was lost
+ * @f: flow state
+ *
+ * Context: the completer.  The default policy keeps its cap.
+ */
+void irn_flow_on_loss(struct irn_flow *f)
+{
+}
+
+/**
+ * irn_flow_rto_ns() - retransmission timeout from the RTT estimate
+ * @f: flow state
+ * @floor_ns: shortest timeout allowed
+ * @ceil_ns: longest timeout allowed
+ *
+ * Context: any.
+ * Return: srtt + 4 * rttvar clamped to [@floor_ns, @ceil_ns]; @floor_ns
+ * before the first RTT sample.
+ */
+u64 irn_flow_rto_ns(const struct irn_flow *f, u64 floor_ns, u64 ceil_ns)
+{
+	if (!f->srtt_ns)
+		return floor_ns;
+	return clamp(f->srtt_ns + 4 * f->rttvar_ns, floor_ns, ceil_ns);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_rto_ns);

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Flow interface: how much a QP may have in flight, and when it may send.
+ *
+ * The engines ask and report through these few calls only, so that
+ * congestion control (ECN/CNP, delay based) and multipath can replace the
+ * policy without touching them:
+ *
+ *  - irn_flow_window(): packets the requester may have unacknowledged;
+ *  - irn_flow_next_send(): earliest time for the next packet (pacing);
+ *  - irn_flow_on_ack(): packets newly acknowledged, with an RTT sample;
+ *  - irn_flow_on_loss(): the completer decided a packet was lost.
+ *
+ * The default policy is IRN's BDP-FC: a fixed cap on packets in flight and
+ * no pacing.  The RTT estimate (RFC 6298 smoothing) lives here too, since
+ * congestion control needs it as much as the retransmission timer does.
+ */
+#ifndef _IRN_FLOW_H
+#define _IRN_FLOW_H
+
+#include <linux/ktime.h>
+#include <linux/types.h>
+
+#define IRN_FLOW_DEFAULT_CAP	128
+
+/**
+ * struct irn_flow - flow state of one QP
+ * @cap: packets allowed in flight
+ * @srtt_ns: smoothed RTT, 0 before the first sample
+ * @rttvar_ns: RTT variation
+ */
+struct irn_flow {
+	u32	cap;
+	u64	srtt_ns;
+	u64	rttvar_ns;
+};
+
+void irn_flow_init(struct irn_flow *f, u32 cap);
+u32 irn_flow_window(const struct irn_flow *f);
+ktime_t irn_flow_next_send(const struct irn_flow *f);
+void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns);
+void irn_flow_on_loss(struct irn_flow *f);
+u64 irn_flow_rto_ns(const struct irn_flow *f, u64 floor_ns, u64 ceil_ns);
+
+#endif /* _IRN_FLOW_H */

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Flow policy: the window, the RTT estimator and RTO selection.
+ */
+
+#include <kunit/test.h>
+
+#include "irn_flow.h"
+#include "irn_kunit.h"
+
+#define MS	1000000ULL
+
+static void irn_test_flow_default_window(struct kunit *test)
+{
+	struct irn_flow f;
+
+	irn_flow_init(&f, 0);
+	KUNIT_EXPECT_EQ(test, irn_flow_window(&f), IRN_FLOW_DEFAULT_CAP);
+	irn_flow_init(&f, 7);
+	KUNIT_EXPECT_EQ(test, irn_flow_window(&f), 7U);
+}
+
+/* Without a sample the floor (the QP's own timeout) is all we know. */
+static void irn_test_flow_rto_before_samples(struct kunit *test)
+{
+	struct irn_flow f;
+
+	irn_flow_init(&f, 0);
+	KUNIT_EXPECT_EQ(test, irn_flow_rto_ns(&f, 67 * MS, 268 * MS), 67 * MS);
+	irn_flow_on_ack(&f, 3, 0);	/* a resent packet gives no sample */
+	KUNIT_EXPECT_EQ(test, irn_flow_rto_ns(&f, 67 * MS, 268 * MS), 67 * MS);
+}
+
+/* First sample: srtt = R, rttvar = R/2, so RTO = 3R (RFC 6298 2.2). */
+static void irn_test_flow_first_sample(struct kunit *test)
+{
+	struct irn_flow f;
+
+	irn_flow_init(&f, 0);
+	irn_flow_on_ack(&f, 1, 40 * MS);
+	KUNIT_EXPECT_EQ(test, irn_flow_rto_ns(&f, 1 * MS, 1000 * MS),
+			120 * MS);
+}
+
+/* A steady RTT converges: rttvar decays, RTO approaches srtt. */
+static void irn_test_flow_converges(struct kunit *test)
+{
+	struct irn_flow f;
+	int i;
+
+	irn_flow_init(&f, 0);
+	for (i = 0; i < 200; i++)
+		irn_flow_on_ack(&f, 1, 10 * MS);
+	KUNIT_EXPECT_EQ(test, f.srtt_ns, 10 * MS);
+	KUNIT_EXPECT_LT(test, irn_flow_rto_ns(&f, 0, 1000 * MS), 11 * MS);
+	KUNIT_EXPECT_GE(test, irn_flow_rto_ns(&f, 0, 1000 * MS), 10 * MS);
+}
+
+/* The RTO never leaves [floor, ceil], whatever the samples say. */
+static void irn_test_flow_rto_clamped(struct kunit *test)
+{
+	struct irn_flow f;
+
+	irn_flow_init(&f, 0);
+	irn_flow_on_ack(&f, 1, 1000 * MS);
+	KUNIT_EXPECT_EQ(test, irn_flow_rto_ns(&f, 67 * MS, 268 * MS),
+			268 * MS);
+	irn_flow_init(&f, 0);
+	irn_flow_on_ack(&f, 1, 1 * MS);
+	KUNIT_EXPECT_EQ(test, irn_flow_rto_ns(&f, 67 * MS, 268 * MS), 67 * MS);
+}
+
+/* A jump in RTT raises the RTO above the new RTT at once. */
+static void irn_test_flow_rtt_jump(struct kunit *test)
+{
+	struct irn_flow f;
+	int i;
+
+	irn_flow_init(&f, 0);
+	for (i = 0; i < 50; i++)
+		irn_flow_on_ack(&f, 1, 5 * MS);
+	irn_flow_on_ack(&f, 1, 100 * MS);
+	KUNIT_EXPECT_GT(test, irn_flow_rto_ns(&f, 0, 1000 * MS), 100 * MS);
+}
+
+static struct kunit_case irn_flow_cases[] = {
+	KUNIT_CASE(irn_test_flow_default_window),
+	KUNIT_CASE(irn_test_flow_rto_before_samples),
+	KUNIT_CASE(irn_test_flow_first_sample),
+	KUNIT_CASE(irn_test_flow_converges),
+	KUNIT_CASE(irn_test_flow_rto_clamped),
+	KUNIT_CASE(irn_test_flow_rtt_jump),
+	{}
+};
+
+struct kunit_suite irn_flow_suite = {
+	.name = "irn_flow",
+	.test_cases = irn_flow_cases,
+};
