@@ -158,6 +158,21 @@ static void retire_done(struct irn_qp *qp)
 		retire(qp, w, w->status);
 }
 
+/*
+ * An ACK inside a long send or write (the requester asks for one every so
+ * many packets) acknowledges its first packets: the window moves on.
+ */
+static void partial_ack(struct irn_qp *qp, struct irn_swqe *w, u32 psn)
+{
+	if (w->rd_credit || w->state == IRN_SWQE_DONE ||
+	    irn_psn_before(psn, w->first_psn) ||
+	    !irn_psn_before(psn, qp->req.psn) ||
+	    irn_psn_before(psn, qp->comp.psn))
+		return;
+	irn_flow_on_ack(&qp->flow, irn_psn_diff(psn, qp->comp.psn) + 1, 0);
+	progress(qp, irn_psn_add(psn, 1));
+}
+
 /* Retire sends and writes acknowledged up to @psn inclusive. */
 static bool ack_until(struct irn_qp *qp, u32 psn)
 {
@@ -169,8 +184,10 @@ static bool ack_until(struct irn_qp *qp, u32 psn)
 			continue;
 		}
 		if (w->state != IRN_SWQE_SENT ||
-		    irn_psn_after(w->last_psn, psn))
+		    irn_psn_after(w->last_psn, psn)) {
+			partial_ack(qp, w, psn);
 			return true;
+		}
 		/* An ACK past an unanswered read or atomic: its reply is lost. */
 		if (w->opcode == IB_WR_RDMA_READ || w->rd_credit)
 			return false;

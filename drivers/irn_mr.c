@@ -48,7 +48,7 @@ static struct irn_mr *mr_create(struct ib_pd *pd, enum irn_mr_kind kind,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	err = xa_alloc_cyclic(&dev->mr_keys, &index, mr,
+	err = xa_alloc_cyclic(&dev->mr_keys, &index, &mr->key,
 			      XA_LIMIT(1, IRN_MR_MAX_INDEX), &dev->mr_next,
 			      GFP_KERNEL);
 	if (err < 0) {

@@ -554,13 +554,30 @@ static int post_one_send(struct irn_qp *qp, const struct ib_send_wr *wr)
 	return 0;
 }
 
+/*
+ * Get new send WQEs going: the requester sends them, or in the error state
+ * the completer flushes them.  Kernel consumers may post with interrupts
+ * disabled (the MAD layer does, under its queue lock): the transmit path
+ * must not run there, so the engine runs from the workqueue instead.
+ */
+static void kick(struct irn_qp *qp)
+{
+	struct irn_task *task = irn_qp_state(qp) == IB_QPS_ERR ?
+				&qp->comp_task : &qp->req_task;
+
+	if (irqs_disabled())
+		irn_task_sched(task);
+	else
+		irn_task_run(task);
+}
+
 /**
  * irn_qp_post_send() - ib_device_ops.post_send
  * @ibqp: QP
  * @wr: work requests of a kernel consumer; NULL for the user doorbell
  * @bad_wr: set to the first request not posted
  *
- * Runs the requester right away.
+ * Runs the requester right away, unless interrupts are disabled.
  *
  * Context: any, does not sleep.
  * Return: 0 or a negative errno.
@@ -575,7 +592,7 @@ int irn_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	if (qp->user) {
 		if (irn_qp_state(qp) < IB_QPS_RTS)
 			return -EINVAL;
-		irn_task_run(&qp->req_task);
+		kick(qp);
 		return 0;
 	}
 	if (irn_qp_state(qp) < IB_QPS_RTS) {
@@ -591,7 +608,7 @@ int irn_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		}
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	irn_task_run(&qp->req_task);
+	kick(qp);
 	return err;
 }
 
