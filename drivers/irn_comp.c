@@ -63,12 +63,19 @@ static u64 rto_ns(const struct irn_qp *qp)
 	return irn_flow_rto_ns(&qp->flow, t, 4 * t);
 }
 
+/*
+ * The oldest WQE not completed: one the requester has finished with, or the
+ * one it is still sending (whose early packets can already be answered:
+ * mid-message ACKs, responses to the first requests of a large read).
+ */
 static struct irn_swqe *head_wqe(struct irn_qp *qp)
 {
+	struct irn_swqe *w = &qp->swqe[qp->comp.head & qp->sq.queue.mask];
+
 	/* Pairs with the requester's store-release of req.next. */
-	if (qp->comp.head == smp_load_acquire(&qp->req.next))
-		return NULL;
-	return &qp->swqe[qp->comp.head & qp->sq.queue.mask];
+	if (qp->comp.head != smp_load_acquire(&qp->req.next))
+		return w;
+	return READ_ONCE(w->state) == IRN_SWQE_SENDING ? w : NULL;
 }
 
 static enum ib_wc_opcode wc_opcode(u32 wr_opcode)
@@ -129,6 +136,7 @@ static void retire(struct irn_qp *qp, struct irn_swqe *w,
 static void progress(struct irn_qp *qp, u32 psn)
 {
 	WRITE_ONCE(qp->comp.psn, psn);
+	qp->comp.rewound = false;
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
 	if (!qp->timeout)
@@ -140,13 +148,26 @@ static void progress(struct irn_qp *qp, u32 psn)
 			      HRTIMER_MODE_REL_SOFT);
 }
 
-/* Ask the requester to resend from the oldest unacknowledged PSN. */
-static void rewind(struct irn_qp *qp)
+/*
+ * Ask the requester to resend from the oldest unacknowledged PSN.  Once per
+ * loss: every packet after a lost one says the same, and a second rewind
+ * before any progress would only resend the same packets again.  A timeout
+ * forces it.
+ */
+static void rewind_from(struct irn_qp *qp, bool force)
 {
+	if (qp->comp.rewound && !force)
+		return;
+	qp->comp.rewound = true;
 	irn_dev_count(qp->dev, IRN_CNT_RETRANSMIT);
 	irn_flow_on_loss(&qp->flow);
 	atomic_set(&qp->rewind, BIT(31) | qp->comp.psn);
 	irn_task_sched(&qp->req_task);
+}
+
+static void rewind(struct irn_qp *qp)
+{
+	rewind_from(qp, false);
 }
 
 /* Complete WQEs that were already done (local ops, UC/UD sends, errors). */
@@ -273,12 +294,12 @@ static enum comp_state do_read(struct irn_qp *qp, struct sk_buff *skb,
 	}
 	qp->comp.read_offset += pkt->paylen;
 	progress(qp, irn_psn_add(pkt->psn, 1));
-	if (pkt->flags & IRN_OP_LAST) {
-		if (qp->comp.read_offset != w->length)
-			retire(qp, w, IB_WC_LOC_LEN_ERR);
-		else
-			retire(qp, w, IB_WC_SUCCESS);
-	}
+	/* Large reads go out as several requests: done when all is here. */
+	if (qp->comp.read_offset == w->length)
+		retire(qp, w, IB_WC_SUCCESS);
+	else if ((pkt->flags & IRN_OP_LAST) &&
+		 qp->comp.read_offset % qp->mtu)
+		retire(qp, w, IB_WC_LOC_LEN_ERR);
 	return COMP_DONE;
 }
 
@@ -352,7 +373,8 @@ static enum comp_state do_nak(struct irn_qp *qp, struct sk_buff *skb,
 		if ((syndrome & 0x1f) == IRN_NAK_PSN_SEQ) {
 			irn_dev_count(qp->dev, IRN_CNT_SEQ_NAK_RCVD);
 			WRITE_ONCE(qp->comp.psn, pkt->psn);
-			rewind(qp);
+			/* The responder NAKs each gap once: always act on it. */
+			rewind_from(qp, true);
 		} else {
 			retire(qp, w, nak_status(syndrome & 0x1f));
 		}
@@ -404,7 +426,7 @@ static void handle_timeout(struct irn_qp *qp)
 		retire(qp, w, IB_WC_RETRY_EXC_ERR);
 		return;
 	}
-	rewind(qp);
+	rewind_from(qp, true);
 }
 
 /* In the error state every outstanding WQE completes as flushed. */
@@ -414,16 +436,21 @@ static enum irn_task_ret flush(struct irn_qp *qp)
 
 	skb_queue_purge(&qp->comp_pkts);
 	hrtimer_try_to_cancel(&qp->comp.rto);
-	/* The requester stopped; pull in what it never started. */
+	/*
+	 * The requester stopped: take over what it never started or left
+	 * half sent, so that every WQE completes exactly once.
+	 */
 	if (qp->req.next == qp->comp.head &&
 	    (qp->req.next & qp->sq.queue.mask) != irn_wq_producer(&qp->sq)) {
 		w = &qp->swqe[qp->req.next & qp->sq.queue.mask];
 		if (w->state == IRN_SWQE_NEW) {
 			memset(w, 0, sizeof(*w));
 			w->wr_id = irn_qp_sq_slot(qp, qp->req.next)->wr.wr_id;
-			w->state = IRN_SWQE_DONE;
-			smp_store_release(&qp->req.next, qp->req.next + 1);
 		}
+		if (w->state != IRN_SWQE_DONE)
+			w->status = IB_WC_WR_FLUSH_ERR;
+		w->state = IRN_SWQE_DONE;
+		smp_store_release(&qp->req.next, qp->req.next + 1);
 	}
 	w = head_wqe(qp);
 	if (!w)
@@ -527,3 +554,4 @@ enum hrtimer_restart irn_comp_rnr_expired(struct hrtimer *timer)
 	irn_task_sched(&qp->req_task);
 	return HRTIMER_NORESTART;
 }
+

@@ -335,7 +335,7 @@ static u8 wire_opcode(const struct irn_qp *qp, const struct irn_swqe *w,
 
 /* Extended headers of a request packet, after the BTH. */
 static void fill_ext_hdrs(struct irn_qp *qp, const struct irn_swqe *w,
-			  u32 flags, u8 *hdr, u32 offset)
+			  u32 flags, u8 *hdr, u32 offset, u32 read_len)
 {
 	struct irn_pkt pkt = { .flags = flags };
 
@@ -353,7 +353,7 @@ static void fill_ext_hdrs(struct irn_qp *qp, const struct irn_swqe *w,
 
 		reth->va = cpu_to_be64(w->remote_addr + offset);
 		reth->rkey = cpu_to_be32(w->rkey);
-		reth->len = cpu_to_be32(w->length - offset);
+		reth->len = cpu_to_be32(read_len ?: w->length - offset);
 	}
 	if (flags & IRN_HDR_ATMETH) {
 		struct irn_atmeth *atm = (void *)(hdr +
@@ -404,14 +404,29 @@ static struct irn_av *packet_av(struct irn_qp *qp, const struct irn_swqe *w)
 	return irn_ah_lookup(qp->dev, w->ah_num);
 }
 
+/*
+ * Bytes the next request of a READ asks for.  A large read goes out as
+ * several requests of at most half the window each: the responder answers
+ * a request in one burst, and only the requester's window keeps such
+ * bursts from overrunning the path.
+ */
+static u32 read_chunk(const struct irn_qp *qp, const struct irn_swqe *w)
+{
+	u32 max = max(irn_flow_window(&qp->flow) / 2, 1U) * qp->mtu;
+
+	return min(w->length - qp->req.offset, max);
+}
+
 static enum ib_wc_status build_and_send(struct irn_qp *qp,
 					struct irn_swqe *w)
 {
 	u32 offset = qp->req.offset;
 	bool reads = is_read_or_atomic(w->opcode);
+	bool read = w->opcode == IB_WR_RDMA_READ;
+	u32 chunk = read ? read_chunk(qp, w) : 0;
 	u32 paylen = reads ? 0 : min(w->length - offset, qp->mtu);
 	bool first = offset == 0;
-	bool last = reads || offset + paylen >= w->length;
+	bool last = (reads && !read) || offset + paylen + chunk >= w->length;
 	u8 opcode = wire_opcode(qp, w, first, last);
 	u32 flags = irn_opcode_flags(opcode);
 	u32 hdr_len = irn_opcode_hdr_len(opcode);
@@ -445,7 +460,7 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 		return IB_WC_SUCCESS;	/* retried like a lost packet */
 	}
 	irn_bth_encode((struct irn_bth *)skb->data, &bth);
-	fill_ext_hdrs(qp, w, flags, skb->data, offset);
+	fill_ext_hdrs(qp, w, flags, skb->data, offset, chunk);
 	status = fill_payload(qp, qp->req.next & qp->sq.queue.mask, w,
 			      skb->data + hdr_len, offset, paylen);
 	if (status != IB_WC_SUCCESS) {
@@ -461,13 +476,19 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 	 * softirq run when the transmit path re-enables bottom halves).
 	 */
 	/*
-	 * A read or atomic takes the PSNs of all its responses.  When it is
-	 * resent from the middle (after a rewind) it still ends at the same
-	 * last PSN, so that the WQEs after it keep theirs.
+	 * A read request takes the PSNs of all its responses; the chunks of
+	 * a read cover exactly the PSNs recorded for it, so a read resent
+	 * from its middle (after a rewind) ends at the same last PSN and the
+	 * WQEs after it keep theirs.  An atomic takes one.
 	 */
-	qp->req.psn = reads ? irn_psn_add(w->last_psn, 1) :
-			      irn_psn_add(qp->req.psn, 1);
-	qp->req.offset += paylen;
+	if (read)
+		qp->req.psn = irn_psn_add(qp->req.psn,
+					  max_t(u32, DIV_ROUND_UP(chunk,
+								  qp->mtu), 1));
+	else
+		qp->req.psn = reads ? irn_psn_add(w->last_psn, 1) :
+				      irn_psn_add(qp->req.psn, 1);
+	qp->req.offset += paylen + chunk;
 	if (irn_qp_is_rc(qp))
 		irn_comp_arm_rto(qp);
 	if (last) {

@@ -136,6 +136,7 @@ struct irn_qp {
 		u32		read_offset;	/* bytes of that read placed */
 		u8		retry_left;
 		u8		rnr_left;
+		bool		rewound;	/* asked, no progress since */
 		struct hrtimer	rto;
 		struct hrtimer	rnr_timer;
 		atomic_t	timeout;	/* RTO fired, for the completer */
