@@ -372,7 +372,12 @@ static enum comp_state do_nak(struct irn_qp *qp, struct sk_buff *skb,
 	case IRN_AETH_NAK:
 		if ((syndrome & 0x1f) == IRN_NAK_PSN_SEQ) {
 			irn_dev_count(qp->dev, IRN_CNT_SEQ_NAK_RCVD);
-			WRITE_ONCE(qp->comp.psn, pkt->psn);
+			/*
+			 * A NAK acknowledges the sends and writes before it;
+			 * a read's responses are its only acknowledgement.
+			 */
+			if (!w->rd_credit)
+				WRITE_ONCE(qp->comp.psn, pkt->psn);
 			/* The responder NAKs each gap once: always act on it. */
 			rewind_from(qp, true);
 		} else {
@@ -530,8 +535,8 @@ enum hrtimer_restart irn_comp_rto_expired(struct hrtimer *timer)
 {
 	struct irn_qp *qp = container_of(timer, struct irn_qp, comp.rto);
 
-	/* Progress since the timer was armed postpones it. */
-	if (qp->comp.head != READ_ONCE(qp->req.next)) {
+	/* Something is unacknowledged, possibly of the WQE being sent. */
+	if (READ_ONCE(qp->comp.psn) != READ_ONCE(qp->req.psn)) {
 		atomic_set(&qp->comp.timeout, 1);
 		irn_task_sched(&qp->comp_task);
 	}

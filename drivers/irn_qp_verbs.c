@@ -5,7 +5,10 @@
  * space writes its rings directly and only rings the send doorbell).
  */
 
+#include <linux/net.h>
 #include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
@@ -214,13 +217,21 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = init_rings(qp, init, udata);
 	if (err)
 		goto err_free_srq_wqe;
+	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, 0,
+			       &qp->tx_sock);
+	if (err)
+		goto err_cleanup_rings;
+	qp->tx_sock->sk->sk_user_data = qp;
+	atomic_set(&qp->tx_inflight, 0);
 	if (ibqp->qp_type == IB_QPT_GSI)
 		qp->qkey = IB_QP1_QKEY;
 	err = publish_qpn(dev, qp);
 	if (err)
-		goto err_cleanup_rings;
+		goto err_release_sock;
 	return 0;
 
+err_release_sock:
+	sock_release(qp->tx_sock);
 err_cleanup_rings:
 	kvfree(qp->swqe);
 	irn_queue_cleanup(&qp->rq.queue);
@@ -417,8 +428,8 @@ int irn_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
  * @ibqp: QP
  * @udata: unused
  *
- * Unpublishes the QP number, waits for packets being processed, stops the
- * engines and timers.
+ * Unpublishes the QP number, stops the engines and timers, then waits for
+ * packets still being received or transmitted.
  *
  * Context: process context, may sleep.
  * Return: 0.
@@ -434,18 +445,20 @@ int irn_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 		xa_erase(&dev->qps, irn_qp_num(qp));
 	/* Lookups that found the QP before it left the table are done. */
 	synchronize_rcu();
-	irn_qp_put(qp);
-	wait_for_completion(&qp->done);
-
-	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	/* No engine makes new packets, so no new references... */
 	irn_task_disable(&qp->req_task);
 	irn_task_disable(&qp->comp_task);
 	irn_task_disable(&qp->resp_task);
 	hrtimer_cancel(&qp->comp.rto);
 	hrtimer_cancel(&qp->comp.rnr_timer);
+	/* ...and the packets still in the transmit path drain. */
+	irn_qp_put(qp);
+	wait_for_completion(&qp->done);
 	skb_queue_purge(&qp->resp_pkts);
 	skb_queue_purge(&qp->comp_pkts);
 	irn_av_cleanup(&qp->av);
+	/* Every skb it owned is gone: they held references on the QP. */
+	sock_release(qp->tx_sock);
 	kvfree(qp->swqe);
 	irn_queue_cleanup(&qp->rq.queue);
 	irn_queue_cleanup(&qp->sq.queue);

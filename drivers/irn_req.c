@@ -26,6 +26,14 @@
 
 /* Ask for an ACK at least this often within a long message. */
 #define IRN_ACK_EVERY		32
+/*
+ * Packets of one QP in the local transmit path (qdisc, NIC ring) at most;
+ * the requester resumes when they drain to IRN_TX_RESUME.  This paces every
+ * QP type at what the link takes, instead of bursting a whole message into
+ * a queue that drops the tail (UC and UD cannot recover from that).
+ */
+#define IRN_TX_INFLIGHT		64
+#define IRN_TX_RESUME		16
 
 enum req_state {
 	REQ_NEXT_WQE,
@@ -193,10 +201,12 @@ static void check_rewind(struct irn_qp *qp)
 		return;
 	/* Pairs with the completer's store-release of comp.head. */
 	head = smp_load_acquire(&qp->comp.head);
-	for (i = head; i != qp->req.next; i++) {
+	/* Up to and including the WQE being sent, if one is. */
+	for (i = head; i != qp->req.next + 1; i++) {
 		struct irn_swqe *w = &qp->swqe[i & qp->sq.queue.mask];
 
-		if (w->state == IRN_SWQE_DONE || is_local(w->opcode))
+		if (w->state == IRN_SWQE_DONE || w->state == IRN_SWQE_NEW ||
+		    is_local(w->opcode))
 			continue;
 		if (irn_psn_after(w->first_psn, psn) ||
 		    irn_psn_before(w->last_psn, psn))
@@ -270,6 +280,8 @@ static enum req_state check_window(struct irn_qp *qp, struct irn_swqe *w)
 {
 	bool first = qp->req.offset == 0;
 
+	if (atomic_read(&qp->tx_inflight) >= IRN_TX_INFLIGHT)
+		return REQ_DONE_IDLE;
 	if (!irn_qp_is_rc(qp))
 		return REQ_SEND;
 	if (irn_psn_diff(qp->req.psn, READ_ONCE(qp->comp.psn)) >=
@@ -392,6 +404,24 @@ static enum ib_wc_status fill_payload(struct irn_qp *qp, u32 index,
 				w->num_sge, offset, &data, len, false);
 }
 
+static void tx_done(struct sk_buff *skb)
+{
+	struct irn_qp *qp = skb->sk->sk_user_data;
+
+	if (atomic_dec_return(&qp->tx_inflight) == IRN_TX_RESUME)
+		irn_task_sched(&qp->req_task);
+	irn_qp_put(qp);
+}
+
+/* The skb holds the QP until it has left the local transmit path. */
+static void own_skb(struct irn_qp *qp, struct sk_buff *skb)
+{
+	refcount_inc(&qp->refs);
+	atomic_inc(&qp->tx_inflight);
+	skb->sk = qp->tx_sock->sk;
+	skb->destructor = tx_done;
+}
+
 /*
  * Destination of a packet.  A UD QP names an AH by number; the AH's address
  * vector is freed only after an RCU grace period, so the caller holds
@@ -412,9 +442,17 @@ static struct irn_av *packet_av(struct irn_qp *qp, const struct irn_swqe *w)
  */
 static u32 read_chunk(const struct irn_qp *qp, const struct irn_swqe *w)
 {
-	u32 max = max(irn_flow_window(&qp->flow) / 2, 1U) * qp->mtu;
+	u32 chunk_pkts = max(irn_flow_window(&qp->flow) / 2, 1U);
+	u32 done_pkts = qp->req.offset / qp->mtu;
 
-	return min(w->length - qp->req.offset, max);
+	/*
+	 * Chunks have fixed boundaries: a request resent from the middle of
+	 * one (after a loss) ends where the original did, as IBTA expects of
+	 * a retried read, so the responder sees an exact duplicate.
+	 */
+	chunk_pkts -= done_pkts % chunk_pkts;
+	return min_t(u64, w->length - qp->req.offset,
+		     (u64)chunk_pkts * qp->mtu);
 }
 
 static enum ib_wc_status build_and_send(struct irn_qp *qp,
@@ -496,6 +534,7 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 		w->state = irn_qp_is_rc(qp) ? IRN_SWQE_SENT : IRN_SWQE_DONE;
 		advance_next(qp);
 	}
+	own_skb(qp, skb);
 	irn_xmit(qp->dev, av, skb);
 	rcu_read_unlock();
 	if (last && !irn_qp_is_rc(qp))

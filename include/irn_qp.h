@@ -162,6 +162,9 @@ struct irn_qp {
 		struct rxe_recv_wqe *srq_wqe;	/* copy of the WQE taken */
 	} resp;
 
+	struct socket		*tx_sock;	/* owns the requester's skbs */
+	atomic_t		tx_inflight;	/* of them not yet sent */
+
 	struct sk_buff_head	resp_pkts;
 	struct sk_buff_head	comp_pkts;
 	struct irn_task		req_task;

@@ -52,7 +52,7 @@ if [[ $IRN_DRIVER == rxe ]]; then
 fi
 if [[ -n $LOSS ]]; then
 	TYPES=${IRN_VERIFY_TYPES:-rc}
-	EXTRA=(--data-only -n 2 --timeout 20)
+	EXTRA=(--data-only -n 2 --timeout 90)
 	LIMIT[rc]=250
 fi
 
