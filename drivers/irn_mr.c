@@ -685,8 +685,10 @@ static bool bind_allowed(struct irn_mw *mw, struct irn_mr *mr,
 	if (mw->ib_mw.pd != pd || mr->ib_mr.pd != pd ||
 	    !(mr->access & IB_ACCESS_MW_BIND) || !READ_ONCE(mr->valid))
 		return false;
-	if (access & ~(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |
-		       IB_ACCESS_REMOTE_ATOMIC | IB_ZERO_BASED))
+	/* Local write means nothing for a window; providers pass it along. */
+	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+		       IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC |
+		       IB_ZERO_BASED))
 		return false;
 	/* Writes through the window need the MR to be locally writable. */
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&

@@ -100,6 +100,11 @@ static int init_rings(struct irn_qp *qp, struct ib_qp_init_attr *init,
 			     rq_elem_size(cap->max_recv_sge), qp->user);
 	if (err)
 		goto err_cleanup_sq;
+	/* Report what the rings really hold: users fill them to that. */
+	cap->max_send_wr = irn_queue_capacity(&qp->sq.queue);
+	cap->max_recv_wr = irn_queue_capacity(&qp->rq.queue);
+	qp->sq.max_wr = cap->max_send_wr;
+	qp->rq.max_wr = cap->max_recv_wr;
 	qp->swqe = kvcalloc(qp->sq.queue.mask + 1, sizeof(*qp->swqe),
 			    GFP_KERNEL);
 	if (!qp->swqe) {

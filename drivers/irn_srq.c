@@ -62,6 +62,8 @@ int irn_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 			     irn_srq_wqe_size(srq), srq->user);
 	if (err)
 		return err;
+	srq->rq.max_wr = irn_queue_capacity(&srq->rq.queue);
+	init->attr.max_wr = srq->rq.max_wr;
 	if (udata) {
 		err = irn_queue_map(&srq->rq.queue, udata, &resp.mi);
 		if (err)
@@ -128,7 +130,7 @@ static int resize(struct irn_srq *srq, u32 max_wr, struct ib_udata *udata)
 	move_entries(srq, &nq);
 	oq = srq->rq.queue;
 	srq->rq.queue = nq;
-	srq->rq.max_wr = max_wr;
+	srq->rq.max_wr = irn_queue_capacity(&nq);
 	spin_unlock_bh(&srq->rq.lock);
 
 	irn_queue_cleanup(&oq);
