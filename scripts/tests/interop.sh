@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# irn-test: guests=2 timeout=900
+#
+# Interoperability with stock rdma_rxe: guest a runs stock rdma_rxe
+# (rxe0), guest b runs irn (irn0).  Every case runs in both directions:
+# server on b (irn is the server: the responder for perftest, the
+# requester of rping's RDMA READ/WRITE) and server on a (irn is the
+# client: the requester for perftest).
+#
+#   ibv_rc_pingpong -c -s 4096   (-c: the receiver checks the data)
+#   ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw
+#   rping -v -C 10               (rdma_cm; data checked)
+#
+# interop_loss.sh sources this file with IRN_INTEROP_LOSS=1%: netem drops
+# that share of the packets leaving each guest's eth0, and go-back-N must
+# recover (bigger runs, longer timeouts).
+# With IRN_DRIVER=rxe both guests run stock rdma_rxe.
+set -euo pipefail
+if [[ ${IRN_DRIVER:-irn} == irn ]]; then
+	[[ ${IRN_ROLE:-a} == a ]] && IRN_DRIVER=rxe || IRN_DRIVER=irn
+fi
+# shellcheck source=scripts/tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+irn_init
+irn_require_shared
+irn_require_cmd ibv_rc_pingpong ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw rping ss
+
+LOSS=${IRN_INTEROP_LOSS:-}
+if [[ -n $LOSS ]]; then
+	TC=/usr/sbin/tc
+	modprobe sch_netem || irn_fail "modprobe sch_netem failed"
+	# pingpong, perftest and rping sizes and limits under loss
+	PP="-s 4096 -n 200" BW="-s 65536 -n 200" AT="-n 200" RP=20 T=300
+else
+	PP="-s 4096 -n 50" BW="-n 100" AT="-n 100" RP=10 T=90
+fi
+
+irn_dev_up
+irn_barrier devs-up
+if [[ -n $LOSS ]]; then
+	$TC qdisc add dev "$IRN_NETDEV" root netem loss "$LOSS" ||
+		irn_fail "tc qdisc add dev $IRN_NETDEV root netem loss $LOSS failed"
+	irn_defer $TC qdisc del dev "$IRN_NETDEV" root
+	irn_log "netem: $($TC qdisc show dev "$IRN_NETDEV")"
+	irn_barrier netem-up
+fi
+
+# The driver of the guest that runs the server, for the case names.
+irn_put "drv.$IRN_ROLE" "$IRN_DRIVER"
+irn_get_drv() { irn_get "drv.$1" 30; }
+DA=$(irn_get_drv a) DB=$(irn_get_drv b)
+
+for srole in b a; do
+	if [[ $srole == b ]]; then
+		srv=10.77.0.2 dir="server $DB, client $DA"
+	else
+		srv=10.77.0.1 dir="server $DA, client $DB"
+	fi
+	irn_case "ibv_rc_pingpong -c $PP ($dir)" $srole $T tcp \
+		"ibv_rc_pingpong -p \$PORT -d $IRN_DEV -g $IRN_GIDX -c $PP" \
+		"ibv_rc_pingpong -p \$PORT -d $IRN_DEV -g $IRN_GIDX -c $PP $srv"
+	export IRN_PERFTEST_SROLE=$srole
+	for tool in ib_write_bw ib_read_bw ib_send_bw; do
+		# shellcheck disable=SC2086
+		irn_perftest "($dir)" $T $tool $BW
+	done
+	# shellcheck disable=SC2086
+	irn_perftest "($dir)" $T ib_atomic_bw $AT
+	IRN_RPING_COUNT=$RP irn_case "rping -v -C $RP ($dir)" $srole $T cm \
+		"rping -s -a $srv -p \$PORT -v -C $RP" \
+		"rping -c -a $srv -p \$PORT -v -C $RP" irn_check_rping
+done
+
+irn_log "counters of $IRN_DEV at the end:"
+rdma statistic show link "$IRN_DEV/1" | tee "$IRN_OUT/counters-end.txt" || true
+[[ -z $LOSS ]] || $TC -s qdisc show dev "$IRN_NETDEV" || true
+irn_cases_finish

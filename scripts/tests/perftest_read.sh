@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# irn-test: guests=2 timeout=900
+#
+# perftest between two guests, RDMA READ: ib_read_bw and ib_read_lat.
+# Server on guest b, client on guest a, RC unless -c says otherwise:
+# the default posting path and --use_old_post_send, -a (all sizes, few
+# iterations), inline (-I), several QPs (-q 4), bidirectional (-b),
+# UC/UD where perftest has them.  Each run must exit 0 on both sides and
+# report a non-zero bandwidth (or latency).  One case failing does not
+# stop the others; see cases.txt and failures.md in the test's output.
+# With IRN_DRIVER=rxe the same runs against stock rdma_rxe.
+set -euo pipefail
+# shellcheck source=scripts/tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+irn_init
+irn_require_shared
+irn_require_cmd ib_read_bw ib_read_lat
+
+irn_dev_up
+irn_barrier devs-up
+
+for tool in ib_read_bw ib_read_lat; do
+	irn_perftest "" 90 $tool -n 100
+	irn_perftest "" 90 $tool -n 100 --use_old_post_send
+	irn_perftest "" 240 $tool -a -n 20
+done
+irn_perftest "" 90 ib_read_bw -q 4 -n 100
+irn_perftest "" 90 ib_read_bw -b -n 100
+irn_cases_finish
