@@ -38,6 +38,7 @@ int irn_av_init(struct irn_av *av, const struct rdma_ah_attr *attr,
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(attr);
 	const struct ib_gid_attr *sgid = grh->sgid_attr;
+	bool v4;
 	int err;
 
 	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) || !sgid ||
@@ -49,8 +50,9 @@ int irn_av_init(struct irn_av *av, const struct rdma_ah_attr *attr,
 		     AF_INET : AF_INET6;
 	memcpy(&av->saddr, &sgid->gid, sizeof(av->saddr));
 	memcpy(&av->daddr, &grh->dgid, sizeof(av->daddr));
-	if ((av->family == AF_INET) !=
-	    ipv6_addr_v4mapped(&av->daddr))
+	/* Both ends IPv4 (mapped) or both IPv6. */
+	v4 = av->family == AF_INET;
+	if (ipv6_addr_v4mapped(&av->daddr) != v4)
 		return -EINVAL;
 	av->ttl = grh->hop_limit ?: 64;
 	av->tos = grh->traffic_class;

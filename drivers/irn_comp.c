@@ -374,7 +374,7 @@ static enum comp_state do_nak(struct irn_qp *qp, struct sk_buff *skb,
 			irn_dev_count(qp->dev, IRN_CNT_SEQ_NAK_RCVD);
 			/*
 			 * A NAK acknowledges the sends and writes before it;
-			 * a read's responses are its only acknowledgement.
+			 * a read's responses are its only acknowledgment.
 			 */
 			if (!w->rd_credit)
 				WRITE_ONCE(qp->comp.psn, pkt->psn);
@@ -455,6 +455,7 @@ static enum irn_task_ret flush(struct irn_qp *qp)
 		if (w->state != IRN_SWQE_DONE)
 			w->status = IB_WC_WR_FLUSH_ERR;
 		w->state = IRN_SWQE_DONE;
+		/* Pairs with the load-acquires of req.next. */
 		smp_store_release(&qp->req.next, qp->req.next + 1);
 	}
 	w = head_wqe(qp);

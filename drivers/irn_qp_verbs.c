@@ -292,13 +292,12 @@ static int apply_av(struct irn_qp *qp, struct ib_qp_attr *attr, int mask)
 
 static void apply_attrs(struct irn_qp *qp, struct ib_qp_attr *attr, int mask)
 {
-	struct irn_dev *dev = qp->dev;
+	enum ib_mtu port_mtu = irn_mtu_from_netdev(READ_ONCE(qp->dev->ndev->mtu));
+
 	if (mask & IB_QP_ACCESS_FLAGS)
 		qp->access = attr->qp_access_flags;
 	if (mask & IB_QP_QKEY)
 		qp->qkey = attr->qkey;
-	enum ib_mtu port_mtu = irn_mtu_from_netdev(READ_ONCE(dev->ndev->mtu));
-
 	/* UD messages are bounded by the port MTU, there is no path MTU. */
 	if (irn_qp_is_ud(qp))
 		qp->mtu = ib_mtu_enum_to_int(port_mtu);
@@ -306,10 +305,14 @@ static void apply_attrs(struct irn_qp *qp, struct ib_qp_attr *attr, int mask)
 		qp->mtu = ib_mtu_enum_to_int(min(attr->path_mtu, port_mtu));
 	if (mask & IB_QP_TIMEOUT)
 		qp->timeout = attr->timeout;
-	if (mask & IB_QP_RETRY_CNT)
-		qp->retry_cnt = qp->comp.retry_left = attr->retry_cnt;
-	if (mask & IB_QP_RNR_RETRY)
-		qp->rnr_retry = qp->comp.rnr_left = attr->rnr_retry;
+	if (mask & IB_QP_RETRY_CNT) {
+		qp->retry_cnt = attr->retry_cnt;
+		qp->comp.retry_left = attr->retry_cnt;
+	}
+	if (mask & IB_QP_RNR_RETRY) {
+		qp->rnr_retry = attr->rnr_retry;
+		qp->comp.rnr_left = attr->rnr_retry;
+	}
 	if (mask & IB_QP_MIN_RNR_TIMER)
 		qp->min_rnr_timer = attr->min_rnr_timer;
 	if (mask & IB_QP_RQ_PSN)
@@ -653,9 +656,11 @@ int irn_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	for (; wr; wr = wr->next) {
 		u32 prod = q->buf->producer_index;
+		u32 cons;
 
-		if (((prod + 1) & q->mask) ==
-		    (smp_load_acquire(&q->buf->consumer_index) & q->mask)) {
+		/* Pairs with the responder's release of the consumer. */
+		cons = smp_load_acquire(&q->buf->consumer_index) & q->mask;
+		if (((prod + 1) & q->mask) == cons) {
 			err = -ENOMEM;
 		} else {
 			wqe = irn_qp_rq_slot(qp, prod);
@@ -667,6 +672,7 @@ int irn_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			*bad_wr = wr;
 			break;
 		}
+		/* Pairs with the responder's load-acquire of the producer. */
 		smp_store_release(&q->buf->producer_index,
 				  (prod + 1) & q->mask);
 	}

@@ -118,7 +118,12 @@ static void copy_wr(struct irn_swqe *w, const struct rxe_send_wr *wr)
 		w->reg_access = wr->wr.reg.access;
 		break;
 	case IB_WR_BIND_MW:
-		w->bind = wr->wr.mw;
+		w->mw_addr = wr->wr.mw.addr;
+		w->mw_length = wr->wr.mw.length;
+		w->mw_mr_lkey = wr->wr.mw.mr_lkey;
+		w->mw_rkey = wr->wr.mw.mw_rkey;
+		w->mw_new_rkey = wr->wr.mw.rkey;
+		w->mw_access = wr->wr.mw.access;
 		break;
 	default:
 		w->remote_addr = wr->wr.rdma.remote_addr;
@@ -250,7 +255,12 @@ static enum ib_wc_status bind_mw(struct irn_qp *qp, struct irn_swqe *w)
 {
 	struct rxe_send_wr wr = { .opcode = IB_WR_BIND_MW };
 
-	wr.wr.mw = w->bind;
+	wr.wr.mw.addr = w->mw_addr;
+	wr.wr.mw.length = w->mw_length;
+	wr.wr.mw.mr_lkey = w->mw_mr_lkey;
+	wr.wr.mw.mw_rkey = w->mw_rkey;
+	wr.wr.mw.rkey = w->mw_new_rkey;
+	wr.wr.mw.access = w->mw_access;
 	return irn_mw_bind(qp->dev, qp->ib_qp.pd, irn_qp_num(qp), &wr);
 }
 

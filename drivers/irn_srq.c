@@ -255,6 +255,7 @@ int irn_srq_post_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
 			wqe->dma.length += wr->sg_list[i].length;
 		}
+		/* Pairs with the responders' load-acquire of the producer. */
 		smp_store_release(&q->buf->producer_index,
 				  (prod + 1) & q->mask);
 	}

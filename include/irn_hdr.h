@@ -178,7 +178,7 @@ enum irn_rx_verdict {
  * @fecn: forward congestion notification
  * @becn: backward congestion notification
  * @qpn: destination QP, 24 bits
- * @ack_req: acknowledgement requested
+ * @ack_req: acknowledgment requested
  * @psn: packet sequence number, 24 bits
  */
 struct irn_bth_fields {

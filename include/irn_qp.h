@@ -75,7 +75,12 @@ struct irn_swqe {
 	struct irn_mr	*reg_mr;	/* REG_MR (kernel QPs only) */
 	u32		reg_key;
 	int		reg_access;
-	typeof_member(struct rxe_send_wr, wr.mw) bind;	/* BIND_MW */
+	u64		mw_addr;	/* BIND_MW */
+	u64		mw_length;
+	u32		mw_mr_lkey;
+	u32		mw_rkey;
+	u32		mw_new_rkey;
+	u32		mw_access;
 };
 
 /* Responder resource: a read or atomic kept for duplicate requests. */
