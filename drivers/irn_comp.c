@@ -7,6 +7,13 @@
  * NAK, an ACK that skips an unanswered read, a timeout or an RNR NAK makes
  * the requester resend everything from the oldest unacknowledged PSN.
  *
+ * IRN recovery is selective: acknowledgements, selective acknowledgements
+ * and read or atomic responses mark PSNs delivered in the QP's scoreboard;
+ * WQEs retire when all their PSNs and all before them are delivered; PSNs
+ * the scoreboard finds lost are resent by the requester one by one.  The
+ * negotiation happens here too: an `auto` QP turns IRN on when a response
+ * shows that the peer's responder speaks it.
+ *
  * A response packet goes through a small state machine:
  *
  *   CHECK_PSN -> CHECK_OP -> (READ | ATOMIC | ACK | NAK) -> DONE
@@ -27,6 +34,8 @@
 #include "irn_mr.h"
 #include "irn_psn.h"
 #include "irn_qp.h"
+#include "irn_sb.h"
+#include "irn_trace.h"
 
 enum comp_state {
 	COMP_CHECK_PSN,
@@ -56,11 +65,30 @@ static bool is_atomic_wqe(const struct irn_swqe *w)
  * local ACK timeout: within that range irn follows the measured RTT, so a
  * path slower than the application guessed does not retransmit spuriously.
  */
+static u64 ib_timeout_ns(const struct irn_qp *qp)
+{
+	return 4096ULL << min_t(u8, qp->timeout, 31);
+}
+
+static u32 inflight(const struct irn_qp *qp)
+{
+	return irn_psn_diff(READ_ONCE(qp->req.psn), READ_ONCE(qp->comp.psn));
+}
+
+static bool rto_is_short(const struct irn_qp *qp)
+{
+	return inflight(qp) <= IRN_FLOW_RTO_LOW_PKTS;
+}
+
+/* IRN: short or long timeout from the RTT, see irn_flow_irn_rto_ns(). */
 static u64 rto_ns(const struct irn_qp *qp)
 {
-	u64 t = 4096ULL << min_t(u8, qp->timeout, 31);
+	u64 t = ib_timeout_ns(qp);
 
-	return irn_flow_rto_ns(&qp->flow, t, 4 * t);
+	if (!irn_qp_irn_on(qp))
+		return irn_flow_rto_ns(&qp->flow, t, 4 * t);
+	return irn_flow_irn_rto_ns(&qp->flow, inflight(qp), qp->irn.rto_low_ns,
+				   qp->irn.rto_high_ns, t);
 }
 
 /*
@@ -136,6 +164,7 @@ static void retire(struct irn_qp *qp, struct irn_swqe *w,
 static void progress(struct irn_qp *qp, u32 psn)
 {
 	WRITE_ONCE(qp->comp.psn, psn);
+	qp->comp.progress_ns = ktime_get_ns();
 	qp->comp.rewound = false;
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
@@ -224,8 +253,13 @@ static bool ack_until(struct irn_qp *qp, u32 psn)
 static enum comp_state check_psn(struct irn_qp *qp, struct irn_pkt *pkt)
 {
 	/* A response for a PSN never sent, or long acknowledged: ignore. */
-	if (!irn_psn_before(pkt->psn, qp->req.psn) ||
-	    irn_psn_before(pkt->psn, qp->comp.psn))
+	if (!irn_psn_before(pkt->psn, qp->req.psn))
+		return COMP_DONE;
+	/* A duplicate ACK still carries news if it has a SACK. */
+	if (pkt->ext_off && irn_qp_irn_on(qp) &&
+	    pkt->psn == irn_psn_add(qp->comp.psn, -1))
+		return COMP_CHECK_OP;
+	if (irn_psn_before(pkt->psn, qp->comp.psn))
 		return COMP_DONE;
 	return COMP_CHECK_OP;
 }
@@ -246,6 +280,10 @@ static enum comp_state check_op(struct irn_qp *qp, struct sk_buff *skb,
 	if ((pkt->flags & IRN_HDR_AETH) &&
 	    (aeth_syndrome(skb, pkt) & IRN_AETH_TYPE_MASK) != IRN_AETH_ACK)
 		return COMP_NAK;
+	/* IRN places responses by PSN, whichever WQE they belong to. */
+	if (irn_qp_irn_on(qp))
+		return pkt->flags & IRN_OP_READ ? COMP_READ :
+		       pkt->flags & IRN_OP_ATOMIC ? COMP_ATOMIC : COMP_ACK;
 	if (pkt->flags & IRN_OP_READ) {
 		if (!w || w->opcode != IB_WR_RDMA_READ)
 			return COMP_DONE;
@@ -254,6 +292,272 @@ static enum comp_state check_op(struct irn_qp *qp, struct sk_buff *skb,
 	if (pkt->flags & IRN_OP_ATOMIC)
 		return w && w->rd_credit ? COMP_ATOMIC : COMP_DONE;
 	return COMP_ACK;
+}
+
+
+/*
+ * IRN bookkeeping.  A PSN is delivered when the responder has it (sends
+ * and writes: cumulative or selective acknowledgement) or when its
+ * response is placed here (reads and atomics).
+ */
+
+/* WQE at index @i if the completer may look at it, else NULL. */
+static struct irn_swqe *wqe_in_flight(struct irn_qp *qp, u32 i, u32 next)
+{
+	struct irn_swqe *w = &qp->swqe[i & qp->sq.queue.mask];
+
+	if (i == next && READ_ONCE(w->state) != IRN_SWQE_SENDING)
+		return NULL;
+	if (w->state == IRN_SWQE_NEW || w->state == IRN_SWQE_DONE)
+		return NULL;
+	return w;
+}
+
+/* The read or atomic WQE whose PSNs include @psn, or NULL. */
+static struct irn_swqe *reply_wqe(struct irn_qp *qp, u32 psn, u32 *index)
+{
+	/* Pairs with the requester's store-release of req.next. */
+	u32 next = smp_load_acquire(&qp->req.next);
+	u32 i;
+
+	for (i = qp->comp.head; i != next + 1; i++) {
+		struct irn_swqe *w = wqe_in_flight(qp, i, next);
+
+		if (!w || !w->rd_credit)
+			continue;
+		if (irn_psn_before(psn, w->first_psn) ||
+		    irn_psn_after(psn, w->last_psn))
+			continue;
+		*index = i;
+		return w;
+	}
+	return NULL;
+}
+
+/**
+ * struct sack_view - a received SACK in host order
+ * @base: oldest PSN the responder misses
+ * @bits: bit i is PSN @base + 1 + i
+ */
+struct sack_view {
+	u32	base;
+	u32	bits[IRN_SACK_BITS / 32];
+};
+
+static bool sacked(const struct sack_view *sv, u32 psn)
+{
+	u32 i = (psn - sv->base - 1) & IRN_PSN_MASK;
+
+	return i < IRN_SACK_BITS && (sv->bits[i / 32] & BIT(i % 32));
+}
+
+/*
+ * Mark the send and write PSNs up to @cum delivered, and those after it
+ * that @sv names.  Reads and atomics are left to their responses.
+ */
+static void mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
+{
+	struct irn_sb *sb = &qp->irn.sb;
+	/* Pairs with the requester's store-release of req.next. */
+	u32 next = smp_load_acquire(&qp->req.next);
+	u32 sent = READ_ONCE(qp->req.psn);
+	u32 i, psn, end;
+
+	lockdep_assert_held(&qp->irn.sb_lock);
+	for (i = qp->comp.head; i != next + 1; i++) {
+		struct irn_swqe *w = wqe_in_flight(qp, i, next);
+
+		if (!w || w->rd_credit || w->opcode == IB_WR_LOCAL_INV ||
+		    w->opcode == IB_WR_BIND_MW || w->opcode == IB_WR_REG_MR)
+			continue;
+		psn = irn_psn_before(w->first_psn, sb->una) ? sb->una :
+							      w->first_psn;
+		end = irn_psn_before(w->last_psn, sent) ? w->last_psn :
+							  irn_psn_add(sent, -1);
+		for (; !irn_psn_after(psn, end) &&
+		       irn_psn_in_window(psn, sb->una, sb->size);
+		     psn = irn_psn_add(psn, 1)) {
+			if (!irn_psn_after(psn, cum) || (sv && sacked(sv, psn)))
+				irn_sb_mark(sb, psn);
+		}
+	}
+}
+
+static void irn_progress(struct irn_qp *qp, u32 psn)
+{
+	spin_lock_bh(&qp->irn.sb_lock);
+	irn_sb_advance(&qp->irn.sb, psn);
+	spin_unlock_bh(&qp->irn.sb_lock);
+	progress(qp, psn);
+}
+
+/* Retire every WQE whose PSNs, and all before them, are delivered. */
+static void irn_advance(struct irn_qp *qp)
+{
+	struct irn_swqe *w;
+	u32 delivered;
+
+	while ((w = head_wqe(qp))) {
+		if (w->state == IRN_SWQE_DONE) {
+			retire(qp, w, w->status);
+			continue;
+		}
+		spin_lock_bh(&qp->irn.sb_lock);
+		delivered = irn_sb_first_missing(&qp->irn.sb);
+		spin_unlock_bh(&qp->irn.sb_lock);
+		if (w->state == IRN_SWQE_SENT &&
+		    irn_psn_after(delivered, w->last_psn)) {
+			irn_flow_on_ack(&qp->flow,
+					irn_psn_diff(w->last_psn,
+						     qp->comp.psn) + 1,
+					w->resent ? 0 :
+					ktime_get_ns() - w->sent_ns);
+			irn_progress(qp, irn_psn_add(w->last_psn, 1));
+			retire(qp, w, w->status);
+			continue;
+		}
+		if (irn_psn_after(delivered, qp->comp.psn))
+			irn_progress(qp, delivered);
+		break;
+	}
+}
+
+/* Open a recovery episode if the scoreboard now sees a loss. */
+static void irn_check_loss(struct irn_qp *qp, const char *why)
+{
+	struct irn_sb *sb = &qp->irn.sb;
+	bool started;
+
+	spin_lock_bh(&qp->irn.sb_lock);
+	started = irn_sb_start_recovery(sb, READ_ONCE(qp->req.psn));
+	if (started)
+		trace_irn_recovery(irn_qp_num(qp), why, sb->una, sb->high,
+				   sb->recover);
+	spin_unlock_bh(&qp->irn.sb_lock);
+	if (started) {
+		irn_dev_count(qp->dev, IRN_CNT_RECOVERY);
+		irn_flow_on_loss(&qp->flow);
+	}
+}
+
+/* Everything before @psn was received: requests are processed in order. */
+static void irn_acked_before(struct irn_qp *qp, u32 psn,
+			     const struct sack_view *sv)
+{
+	spin_lock_bh(&qp->irn.sb_lock);
+	mark_acked(qp, irn_psn_add(psn, -1), sv);
+	spin_unlock_bh(&qp->irn.sb_lock);
+	irn_advance(qp);
+}
+
+static enum comp_state irn_do_ack(struct irn_qp *qp, struct sk_buff *skb,
+				  struct irn_pkt *pkt)
+{
+	struct irn_sackh *sack = (void *)(skb->data + pkt->ext_off);
+	struct sack_view sv, *svp = NULL;
+	u32 i, any = 0;
+
+	/* The SACK must start right after what the ACK acknowledges. */
+	if (pkt->ext_off &&
+	    be32_to_cpu(sack->base) == irn_psn_add(pkt->psn, 1)) {
+		sv.base = be32_to_cpu(sack->base);
+		for (i = 0; i < ARRAY_SIZE(sv.bits); i++) {
+			sv.bits[i] = be32_to_cpu(sack->bits[i]);
+			any |= sv.bits[i];
+		}
+		svp = &sv;
+		if (any)
+			irn_dev_count(qp->dev, IRN_CNT_SACK_RCVD);
+	}
+	irn_acked_before(qp, irn_psn_add(pkt->psn, 1), svp);
+	irn_check_loss(qp, "sack");
+	return COMP_DONE;
+}
+
+/* Place a read response wherever it falls in its WQE. */
+static enum comp_state irn_do_read(struct irn_qp *qp, struct sk_buff *skb,
+				   struct irn_pkt *pkt)
+{
+	struct irn_copy data = { .skb = skb, .skb_off = pkt->hdr_len };
+	enum ib_wc_status status;
+	struct irn_swqe *w;
+	u32 index, offset;
+	bool dup;
+
+	w = reply_wqe(qp, pkt->psn, &index);
+	if (!w || w->opcode != IB_WR_RDMA_READ)
+		return COMP_DONE;
+	offset = irn_psn_diff(pkt->psn, w->first_psn) * qp->mtu;
+	if (pkt->paylen != min(w->length - offset, qp->mtu))
+		return COMP_DONE;
+	spin_lock_bh(&qp->irn.sb_lock);
+	dup = irn_sb_test(&qp->irn.sb, pkt->psn);
+	spin_unlock_bh(&qp->irn.sb_lock);
+	if (dup)
+		return COMP_DONE;
+	status = irn_mr_copy_sges(qp->dev, qp->ib_qp.pd,
+				  irn_qp_sq_slot(qp, index)->dma.sge,
+				  w->num_sge, offset, &data, pkt->paylen, true);
+	if (status != IB_WC_SUCCESS)
+		w->status = status;
+	spin_lock_bh(&qp->irn.sb_lock);
+	mark_acked(qp, irn_psn_add(w->first_psn, -1), NULL);
+	irn_sb_mark(&qp->irn.sb, pkt->psn);
+	spin_unlock_bh(&qp->irn.sb_lock);
+	irn_advance(qp);
+	irn_check_loss(qp, "sack");
+	return COMP_DONE;
+}
+
+static enum comp_state irn_do_atomic(struct irn_qp *qp, struct sk_buff *skb,
+				     struct irn_pkt *pkt)
+{
+	struct irn_atmack *ack = (void *)(skb->data +
+				 irn_pkt_hdr_offset(pkt, IRN_HDR_ATMACK));
+	u64 orig = get_unaligned_be64(&ack->orig);
+	struct irn_copy data = { .buf = &orig };
+	enum ib_wc_status status;
+	struct irn_swqe *w;
+	u32 index;
+	bool dup;
+
+	w = reply_wqe(qp, pkt->psn, &index);
+	if (!w || !is_atomic_wqe(w))
+		return COMP_DONE;
+	spin_lock_bh(&qp->irn.sb_lock);
+	dup = irn_sb_test(&qp->irn.sb, pkt->psn);
+	spin_unlock_bh(&qp->irn.sb_lock);
+	if (dup)
+		return COMP_DONE;
+	status = irn_mr_copy_sges(qp->dev, qp->ib_qp.pd,
+				  irn_qp_sq_slot(qp, index)->dma.sge,
+				  w->num_sge, 0, &data, sizeof(orig), true);
+	if (status != IB_WC_SUCCESS)
+		w->status = status;
+	spin_lock_bh(&qp->irn.sb_lock);
+	mark_acked(qp, irn_psn_add(w->first_psn, -1), NULL);
+	irn_sb_mark(&qp->irn.sb, pkt->psn);
+	spin_unlock_bh(&qp->irn.sb_lock);
+	irn_advance(qp);
+	irn_check_loss(qp, "sack");
+	return COMP_DONE;
+}
+
+/*
+ * An `auto` QP turns IRN on at the first response whose sender's responder
+ * speaks it.  The scoreboard starts from what is acknowledged now; the
+ * requester builds IRN requests from its next packet on.
+ */
+static void negotiate(struct irn_qp *qp, const struct irn_pkt *pkt)
+{
+	if (qp->irn.on || qp->irn.mode != IRN_MODE_AUTO || !pkt->irn_cap)
+		return;
+	spin_lock_bh(&qp->irn.sb_lock);
+	irn_sb_reset(&qp->irn.sb, qp->comp.psn);
+	spin_unlock_bh(&qp->irn.sb_lock);
+	/* Pairs with irn_qp_irn_on(). */
+	smp_store_release(&qp->irn.on, true);
+	irn_dev_count(qp->dev, IRN_CNT_IRN_QPS);
 }
 
 static enum comp_state do_ack(struct irn_qp *qp, struct irn_pkt *pkt)
@@ -353,7 +657,9 @@ static enum comp_state do_nak(struct irn_qp *qp, struct sk_buff *skb,
 	struct irn_swqe *w;
 
 	/* Everything before the NAKed PSN was received. */
-	if (!ack_until(qp, irn_psn_add(pkt->psn, -1))) {
+	if (irn_qp_irn_on(qp)) {
+		irn_acked_before(qp, pkt->psn, NULL);
+	} else if (!ack_until(qp, irn_psn_add(pkt->psn, -1))) {
 		rewind(qp);
 		return COMP_DONE;
 	}
@@ -376,7 +682,7 @@ static enum comp_state do_nak(struct irn_qp *qp, struct sk_buff *skb,
 			 * A NAK acknowledges the sends and writes before it;
 			 * a read's responses are its only acknowledgment.
 			 */
-			if (!w->rd_credit)
+			if (!w->rd_credit && !irn_qp_irn_on(qp))
 				WRITE_ONCE(qp->comp.psn, pkt->psn);
 			/* The responder NAKs each gap once: always act on it. */
 			rewind_from(qp, true);
@@ -393,6 +699,7 @@ static void handle_response(struct irn_qp *qp, struct sk_buff *skb)
 	struct irn_pkt *pkt = irn_skb_pkt(skb);
 	enum comp_state state = COMP_CHECK_PSN;
 
+	negotiate(qp, pkt);
 	while (state != COMP_DONE) {
 		switch (state) {
 		case COMP_CHECK_PSN:
@@ -402,13 +709,17 @@ static void handle_response(struct irn_qp *qp, struct sk_buff *skb)
 			state = check_op(qp, skb, pkt);
 			break;
 		case COMP_READ:
-			state = do_read(qp, skb, pkt);
+			state = irn_qp_irn_on(qp) ? irn_do_read(qp, skb, pkt) :
+						    do_read(qp, skb, pkt);
 			break;
 		case COMP_ATOMIC:
-			state = do_atomic(qp, skb, pkt);
+			state = irn_qp_irn_on(qp) ?
+				irn_do_atomic(qp, skb, pkt) :
+				do_atomic(qp, skb, pkt);
 			break;
 		case COMP_ACK:
-			state = do_ack(qp, pkt);
+			state = irn_qp_irn_on(qp) ? irn_do_ack(qp, skb, pkt) :
+						    do_ack(qp, pkt);
 			break;
 		case COMP_NAK:
 			state = do_nak(qp, skb, pkt);
@@ -422,16 +733,42 @@ static void handle_response(struct irn_qp *qp, struct sk_buff *skb)
 static void handle_timeout(struct irn_qp *qp)
 {
 	struct irn_swqe *w = head_wqe(qp);
+	bool short_rto;
 
 	if (!w || w->state == IRN_SWQE_DONE)
 		return;
 	irn_dev_count(qp->dev, IRN_CNT_RTO);
-	if (qp->retry_cnt != 7 && !qp->comp.retry_left--) {
-		irn_dev_count(qp->dev, IRN_CNT_RETRY_EXCEEDED);
-		retire(qp, w, IB_WC_RETRY_EXC_ERR);
+	/*
+	 * The retry count is of IBTA timeouts: periods of T without
+	 * progress.  IRN's shorter timers do not use it up faster.
+	 */
+	if (ktime_get_ns() - qp->comp.progress_ns >= ib_timeout_ns(qp)) {
+		qp->comp.progress_ns = ktime_get_ns();
+		if (qp->retry_cnt != 7 && !qp->comp.retry_left--) {
+			irn_dev_count(qp->dev, IRN_CNT_RETRY_EXCEEDED);
+			retire(qp, w, IB_WC_RETRY_EXC_ERR);
+			return;
+		}
+	}
+	if (!irn_qp_irn_on(qp)) {
+		rewind_from(qp, true);
 		return;
 	}
-	rewind_from(qp, true);
+	short_rto = rto_is_short(qp);
+	irn_dev_count(qp->dev, short_rto ? IRN_CNT_RTO_SHORT :
+					   IRN_CNT_RTO_LONG);
+	spin_lock_bh(&qp->irn.sb_lock);
+	irn_sb_timeout(&qp->irn.sb, READ_ONCE(qp->req.psn));
+	trace_irn_recovery(irn_qp_num(qp), short_rto ? "rto_short" :
+			   "rto_long", qp->irn.sb.una, qp->irn.sb.high,
+			   qp->irn.sb.recover);
+	spin_unlock_bh(&qp->irn.sb_lock);
+	irn_dev_count(qp->dev, IRN_CNT_RECOVERY);
+	irn_flow_on_loss(&qp->flow);
+	/* Restart the timer: the requester sends from its own context. */
+	hrtimer_start(&qp->comp.rto, ns_to_ktime(rto_ns(qp)),
+		      HRTIMER_MODE_REL_SOFT);
+	irn_task_sched(&qp->req_task);
 }
 
 /* In the error state every outstanding WQE completes as flushed. */

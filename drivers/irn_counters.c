@@ -32,6 +32,17 @@ static const struct rdma_stat_desc irn_counter_descs[] = {
 	[IRN_CNT_RNR_NAK_RCVD].name		= "rnr_nak_rcvd",
 	[IRN_CNT_DUP_REQ].name			= "duplicate_requests",
 	[IRN_CNT_RETRY_EXCEEDED].name		= "retry_exceeded",
+	[IRN_CNT_RETX_PKTS].name		= "retransmitted_pkts",
+	[IRN_CNT_IRN_QPS].name			= "irn_qps",
+	[IRN_CNT_SACK_SENT].name		= "sack_sent",
+	[IRN_CNT_SACK_RCVD].name		= "sack_rcvd",
+	[IRN_CNT_SEL_RETX].name			= "selective_retransmits",
+	[IRN_CNT_RECOVERY].name			= "recovery_episodes",
+	[IRN_CNT_RTO_SHORT].name		= "timeouts_short",
+	[IRN_CNT_RTO_LONG].name			= "timeouts_long",
+	[IRN_CNT_OOO_PLACED].name		= "ooo_placed",
+	[IRN_CNT_OOO_DROPPED].name		= "ooo_dropped",
+	[IRN_CNT_IRN_DUP].name			= "irn_duplicates",
 };
 
 static_assert(ARRAY_SIZE(irn_counter_descs) == IRN_NUM_COUNTERS);

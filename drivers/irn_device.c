@@ -24,8 +24,10 @@
 #include <rdma/rdma_netlink.h>
 #include <uapi/rdma/ib_user_verbs.h>
 
+#include "irn_debugfs.h"
 #include "irn_dev.h"
 #include "irn_device.h"
+#include "irn_tunables.h"
 #include "irn_verbs.h"
 
 /* rxe provider ABI: rdma-core accepts 1..2; 2 is what stock rxe reports. */
@@ -160,6 +162,7 @@ static int irn_newlink(const char *name, struct net_device *ndev)
 	xa_init_flags(&dev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
 	spin_lock_init(&dev->atomic_lock);
+	irn_tunables_default(&dev->tun);
 	dev->ndev = ndev;
 	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
 	dev->stats = alloc_percpu(struct irn_counters);
@@ -185,7 +188,9 @@ static int irn_newlink(const char *name, struct net_device *ndev)
 		       err);
 		goto err_dealloc_device;
 	}
-	ibdev_info(&dev->ib_dev, "added on %s\n", ndev->name);
+	irn_debugfs_add_dev(dev);
+	ibdev_info(&dev->ib_dev, "added on %s (mode %s)\n", ndev->name,
+		   irn_mode_name(dev->tun.mode));
 	return 0;
 
 err_dealloc_device:
@@ -207,6 +212,7 @@ static void irn_dealloc_driver(struct ib_device *ibdev)
 {
 	struct irn_dev *dev = to_irn_dev(ibdev);
 
+	irn_debugfs_remove_dev(dev);
 	mutex_lock(&irn_devices_lock);
 	list_del_init(&dev->list);
 	mutex_unlock(&irn_devices_lock);

@@ -102,3 +102,35 @@ u64 irn_flow_rto_ns(const struct irn_flow *f, u64 floor_ns, u64 ceil_ns)
 	return clamp(f->srtt_ns + 4 * f->rttvar_ns, floor_ns, ceil_ns);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_rto_ns);
+
+/**
+ * irn_flow_irn_rto_ns() - IRN's retransmission timeout
+ * @f: flow state
+ * @inflight: packets unacknowledged
+ * @low_floor_ns: floor of the short timeout
+ * @high_floor_ns: floor of the long timeout
+ * @ib_t_ns: the QP's IBTA local ACK timeout T
+ *
+ * With IRN_FLOW_RTO_LOW_PKTS or fewer packets in flight no later packet
+ * can reveal a loss, so a short timeout (srtt + 2 * rttvar) recovers the
+ * tail; otherwise the selective acknowledgements do the work and the
+ * timeout is the usual srtt + 4 * rttvar.  Neither goes beyond 4T, the
+ * longest IBTA allows; before the first RTT sample both are T.
+ *
+ * Context: any.
+ * Return: the timeout in ns.
+ */
+u64 irn_flow_irn_rto_ns(const struct irn_flow *f, u32 inflight,
+			u64 low_floor_ns, u64 high_floor_ns, u64 ib_t_ns)
+{
+	u64 rto;
+
+	if (!f->srtt_ns)
+		return ib_t_ns;
+	if (inflight <= IRN_FLOW_RTO_LOW_PKTS)
+		rto = max(low_floor_ns, f->srtt_ns + 2 * f->rttvar_ns);
+	else
+		rto = max(high_floor_ns, f->srtt_ns + 4 * f->rttvar_ns);
+	return min(rto, 4 * ib_t_ns);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_irn_rto_ns);

@@ -165,6 +165,47 @@ unsigned int irn_opcode_hdr_len(u8 opcode)
 EXPORT_SYMBOL_IF_KUNIT(irn_opcode_hdr_len);
 
 /**
+ * irn_ext_len() - size of the IRN header an opcode may carry
+ * @opcode: BTH opcode
+ *
+ * RC requests carry a struct irn_ixth, RC ACKs a struct irn_sackh; no
+ * other opcode carries either.
+ *
+ * Context: any.
+ * Return: the size in bytes, 0 if @opcode cannot carry one.
+ */
+unsigned int irn_ext_len(u8 opcode)
+{
+	u32 flags = irn_opcodes[opcode].flags;
+
+	if (opcode >> 5 != IRN_CLASS_RC)
+		return 0;
+	if (flags & IRN_OP_REQ)
+		return sizeof(struct irn_ixth);
+	if (opcode == IB_OPCODE_RC_ACKNOWLEDGE)
+		return sizeof(struct irn_sackh);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_ext_len);
+
+/**
+ * irn_bth_hdr_len() - all headers of a packet, as its BTH announces them
+ * @bth: the packet's BTH
+ *
+ * Context: any.
+ * Return: BTH, extended and IRN headers in bytes; 0 for an unknown opcode.
+ */
+unsigned int irn_bth_hdr_len(const struct irn_bth *bth)
+{
+	unsigned int len = irn_opcode_hdr_len(bth->opcode);
+
+	if (len && (be32_to_cpu(bth->qpn) & IRN_BTH_IRN_EXT))
+		len += irn_ext_len(bth->opcode);
+	return len;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_bth_hdr_len);
+
+/**
  * irn_pkt_hdr_offset() - where an extended header starts
  * @pkt: parsed packet
  * @hdr: one IRN_HDR_* bit, which must be present in @pkt->flags
@@ -199,6 +240,10 @@ void irn_bth_encode(struct irn_bth *bth, const struct irn_bth_fields *f)
 		qpn |= IRN_BTH_FECN;
 	if (f->becn)
 		qpn |= IRN_BTH_BECN;
+	if (f->irn_cap)
+		qpn |= IRN_BTH_IRN_CAP;
+	if (f->irn_ext)
+		qpn |= IRN_BTH_IRN_EXT;
 	bth->qpn = cpu_to_be32(qpn);
 	if (f->ack_req)
 		apsn |= IRN_BTH_ACKREQ;
@@ -226,6 +271,8 @@ void irn_bth_decode(const struct irn_bth *bth, struct irn_bth_fields *f)
 	f->pkey = be16_to_cpu(bth->pkey);
 	f->fecn = qpn & IRN_BTH_FECN;
 	f->becn = qpn & IRN_BTH_BECN;
+	f->irn_cap = qpn & IRN_BTH_IRN_CAP;
+	f->irn_ext = qpn & IRN_BTH_IRN_EXT;
 	f->qpn = qpn & IRN_BTH_QPN_MASK;
 	f->ack_req = apsn & IRN_BTH_ACKREQ;
 	f->psn = apsn & IRN_BTH_PSN_MASK;
@@ -276,6 +323,13 @@ enum irn_rx_verdict irn_hdr_parse(struct irn_pkt *pkt, const void *bth,
 	if (!flags)
 		return IRN_RX_BAD_OPCODE;
 	hdr_len = irn_opcode_hdr_len(f.opcode);
+	pkt->ext_off = 0;
+	if (f.irn_ext) {
+		if (!irn_ext_len(f.opcode))
+			return IRN_RX_BAD_EXT;
+		pkt->ext_off = hdr_len;
+		hdr_len += irn_ext_len(f.opcode);
+	}
 	if (len < hdr_len + f.pad + IRN_ICRC_LEN)
 		return IRN_RX_TRUNCATED;
 
@@ -291,6 +345,7 @@ enum irn_rx_verdict irn_hdr_parse(struct irn_pkt *pkt, const void *bth,
 	pkt->pkey = f.pkey;
 	pkt->ack_req = f.ack_req;
 	pkt->becn = f.becn;
+	pkt->irn_cap = f.irn_cap;
 	pkt->qpn = f.qpn;
 	pkt->psn = f.psn;
 	return IRN_RX_OK;

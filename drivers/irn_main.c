@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <rdma/rdma_netlink.h>
 
+#include "irn_debugfs.h"
 #include "irn_device.h"
 #include "irn_task.h"
 #include "irn_udp.h"
@@ -24,9 +25,10 @@ static int __init irn_init(void)
 {
 	int err;
 
+	irn_debugfs_init();
 	err = irn_task_module_init();
 	if (err)
-		return err;
+		goto err_debugfs_exit;
 	err = irn_udp_init();
 	if (err)
 		goto err_task_exit;
@@ -39,6 +41,8 @@ err_udp_exit:
 	irn_udp_exit();
 err_task_exit:
 	irn_task_module_exit();
+err_debugfs_exit:
+	irn_debugfs_exit();
 	return err;
 }
 
@@ -47,6 +51,7 @@ static void __exit irn_exit(void)
 	irn_device_exit();
 	irn_udp_exit();
 	irn_task_module_exit();
+	irn_debugfs_exit();
 }
 
 /* Late, like rdma_rxe: the RDMA core and IPv6 are initialised by then. */

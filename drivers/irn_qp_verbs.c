@@ -172,6 +172,24 @@ static int publish_qpn(struct irn_dev *dev, struct irn_qp *qp)
 	return 0;
 }
 
+/*
+ * IRN settings of a new QP, from the device's knobs at this moment.  Only
+ * RC QPs speak IRN; a forced `irn` QP speaks it from its first packet.
+ */
+static void init_irn(struct irn_qp *qp, const struct irn_tunables *tun)
+{
+	u32 mode = READ_ONCE(tun->mode);
+
+	qp->irn.mode = irn_qp_is_rc(qp) && mode <= IRN_MODE_IRN ? mode :
+		       IRN_MODE_GBN;
+	qp->irn.on = qp->irn.mode == IRN_MODE_IRN;
+	qp->irn.rto_low_ns = READ_ONCE(tun->rto_low_us) * NSEC_PER_USEC;
+	qp->irn.rto_high_ns = READ_ONCE(tun->rto_high_us) * NSEC_PER_USEC;
+	spin_lock_init(&qp->irn.sb_lock);
+	irn_flow_init(&qp->flow, clamp_t(u32, READ_ONCE(tun->cap),
+					 IRN_CAP_MIN, IRN_CAP_MAX));
+}
+
 /**
  * irn_qp_create() - ib_device_ops.create_qp
  * @ibqp: QP allocated by the RDMA core
@@ -205,12 +223,25 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->sq.lock);
 	spin_lock_init(&qp->rq.lock);
 	init_engines(qp);
-	irn_flow_init(&qp->flow, 0);
+	init_irn(qp, &dev->tun);
 
+	if (irn_qp_is_rc(qp)) {
+		err = irn_sb_init(&qp->irn.sb, 2 * qp->flow.cap, GFP_KERNEL);
+		if (err)
+			return err;
+		if (!qp->srq && qp->irn.mode != IRN_MODE_GBN) {
+			err = irn_rxwin_init(&qp->resp.win, 2 * IRN_CAP_MAX,
+					     GFP_KERNEL);
+			if (err)
+				goto err_free_sb;
+		}
+	}
 	qp->resp.res = kcalloc(IRN_MAX_RD_ATOMIC, sizeof(*qp->resp.res),
 			       GFP_KERNEL);
-	if (!qp->resp.res)
-		return -ENOMEM;
+	if (!qp->resp.res) {
+		err = -ENOMEM;
+		goto err_free_rxwin;
+	}
 	if (qp->srq) {
 		qp->resp.srq_wqe = kzalloc(irn_srq_wqe_size(qp->srq),
 					   GFP_KERNEL);
@@ -245,6 +276,10 @@ err_free_srq_wqe:
 	kfree(qp->resp.srq_wqe);
 err_free_res:
 	kfree(qp->resp.res);
+err_free_rxwin:
+	irn_rxwin_free(&qp->resp.win);
+err_free_sb:
+	irn_sb_free(&qp->irn.sb);
 	return err;
 }
 
@@ -273,6 +308,11 @@ static void reset_qp(struct irn_qp *qp)
 	qp->rq.queue.buf->consumer_index = 0;
 	init_engines(qp);
 	irn_flow_init(&qp->flow, qp->flow.cap);
+	qp->irn.on = qp->irn.mode == IRN_MODE_IRN;
+	if (qp->irn.sb.got)
+		irn_sb_reset(&qp->irn.sb, 0);
+	if (qp->resp.win.got)
+		irn_rxwin_reset(&qp->resp.win);
 }
 
 static int apply_av(struct irn_qp *qp, struct ib_qp_attr *attr, int mask)
@@ -315,11 +355,17 @@ static void apply_attrs(struct irn_qp *qp, struct ib_qp_attr *attr, int mask)
 	}
 	if (mask & IB_QP_MIN_RNR_TIMER)
 		qp->min_rnr_timer = attr->min_rnr_timer;
-	if (mask & IB_QP_RQ_PSN)
+	if (mask & IB_QP_RQ_PSN) {
 		qp->resp.epsn = attr->rq_psn & IRN_PSN_MASK;
+		if (qp->resp.win.got)
+			irn_rxwin_reset(&qp->resp.win);
+	}
 	if (mask & IB_QP_SQ_PSN) {
 		qp->req.psn = attr->sq_psn & IRN_PSN_MASK;
+		qp->req.high = qp->req.psn;
 		qp->comp.psn = qp->req.psn;
+		if (qp->irn.sb.got)
+			irn_sb_reset(&qp->irn.sb, qp->req.psn);
 	}
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
 		qp->max_rd_atomic = clamp_t(u8, attr->max_rd_atomic, 1,
@@ -472,6 +518,8 @@ int irn_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	irn_queue_cleanup(&qp->sq.queue);
 	kfree(qp->resp.srq_wqe);
 	kfree(qp->resp.res);
+	irn_rxwin_free(&qp->resp.win);
+	irn_sb_free(&qp->irn.sb);
 	return 0;
 }
 

@@ -32,6 +32,7 @@ static const enum irn_counter verdict_counter[] = {
 	[IRN_RX_BAD_VERSION]	= IRN_CNT_DROP_BAD_VERSION,
 	[IRN_RX_BAD_OPCODE]	= IRN_CNT_DROP_BAD_OPCODE,
 	[IRN_RX_BAD_LENGTH]	= IRN_CNT_DROP_BAD_LENGTH,
+	[IRN_RX_BAD_EXT]	= IRN_CNT_DROP_BAD_HEADER,
 };
 
 /* Network header checks the IP layer leaves to us: RoCEv2 has no options. */
@@ -86,7 +87,7 @@ static enum irn_counter validate(struct irn_dev *dev, struct sk_buff *skb)
 	/* UDP has checked its length field against the datagram. */
 	__skb_pull(skb, sizeof(struct udphdr));
 
-	hdr_len = irn_opcode_hdr_len(((struct irn_bth *)skb->data)->opcode);
+	hdr_len = irn_bth_hdr_len((struct irn_bth *)skb->data);
 	if (hdr_len && !pskb_may_pull(skb, min(hdr_len, skb->len)))
 		return IRN_CNT_DROP_TRUNCATED;
 	verdict = irn_hdr_parse(pkt, skb->data, skb->len);

@@ -6,8 +6,11 @@
  * machine: find the next WQE (snapshotting and validating it the first
  * time), run it locally if it is a local operation, check that the window
  * and the read/atomic credits allow another packet, then build and send it.
- * Retransmission is the completer's decision; it asks through qp->rewind and
- * the requester restarts from that PSN (go-back-N).
+ * Retransmission is the completer's decision.  Standard RoCEv2: it asks
+ * through qp->rewind and the requester restarts from that PSN (go-back-N).
+ * IRN: the scoreboard names the lost PSNs and the requester resends just
+ * those, oldest first, before anything new; every IRN request carries an
+ * irn_ixth so that the responder can place it wherever it lands.
  */
 
 #include <linux/skbuff.h>
@@ -22,6 +25,7 @@
 #include "irn_mr.h"
 #include "irn_psn.h"
 #include "irn_qp.h"
+#include "irn_trace.h"
 #include "irn_xmit.h"
 
 /* Ask for an ACK at least this often within a long message. */
@@ -36,6 +40,7 @@
 #define IRN_TX_RESUME		16
 
 enum req_state {
+	REQ_RETRANSMIT,
 	REQ_NEXT_WQE,
 	REQ_LOCAL_OP,
 	REQ_CHECK_WINDOW,
@@ -76,6 +81,14 @@ static bool is_local(u32 opcode)
 {
 	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR ||
 	       opcode == IB_WR_BIND_MW;
+}
+
+/* Messages that consume a receive WQE at the responder. */
+static bool uses_rwqe(u32 opcode)
+{
+	return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
+	       opcode == IB_WR_SEND_WITH_INV ||
+	       opcode == IB_WR_RDMA_WRITE_WITH_IMM;
 }
 
 static bool is_atomic(u32 opcode)
@@ -248,6 +261,9 @@ static enum req_state next_wqe(struct irn_qp *qp, struct irn_swqe **wp)
 		return REQ_DONE_IDLE;
 	}
 	w->last_psn = irn_psn_add(w->first_psn, wqe_packets(qp, w) - 1);
+	w->rsn = qp->req.rsn;
+	if (uses_rwqe(w->opcode))
+		qp->req.rsn++;
 	return is_local(w->opcode) ? REQ_LOCAL_OP : REQ_CHECK_WINDOW;
 }
 
@@ -399,6 +415,19 @@ static void fill_ext_hdrs(struct irn_qp *qp, const struct irn_swqe *w,
 			IRN_HDR_IETH)))->rkey = cpu_to_be32(w->ex);
 }
 
+/* The IRN header: where this packet goes, on its own. */
+static void fill_ixth(const struct irn_swqe *w, struct irn_ixth *ixth,
+		      u32 offset)
+{
+	bool write = w->opcode == IB_WR_RDMA_WRITE ||
+		     w->opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+
+	put_unaligned_be64(write ? w->remote_addr + offset : 0, &ixth->va);
+	put_unaligned_be32(write ? w->rkey : 0, &ixth->rkey);
+	put_unaligned_be32(offset, &ixth->offset);
+	put_unaligned_be32(w->rsn, &ixth->rsn);
+}
+
 static enum ib_wc_status fill_payload(struct irn_qp *qp, u32 index,
 				      const struct irn_swqe *w, u8 *buf,
 				      u32 offset, u32 len)
@@ -450,10 +479,11 @@ static struct irn_av *packet_av(struct irn_qp *qp, const struct irn_swqe *w)
  * a request in one burst, and only the requester's window keeps such
  * bursts from overrunning the path.
  */
-static u32 read_chunk(const struct irn_qp *qp, const struct irn_swqe *w)
+static u32 read_chunk(const struct irn_qp *qp, const struct irn_swqe *w,
+		      u32 offset)
 {
 	u32 chunk_pkts = max(irn_flow_window(&qp->flow) / 2, 1U);
-	u32 done_pkts = qp->req.offset / qp->mtu;
+	u32 done_pkts = offset / qp->mtu;
 
 	/*
 	 * Chunks have fixed boundaries: a request resent from the middle of
@@ -461,33 +491,86 @@ static u32 read_chunk(const struct irn_qp *qp, const struct irn_swqe *w)
 	 * a retried read, so the responder sees an exact duplicate.
 	 */
 	chunk_pkts -= done_pkts % chunk_pkts;
-	return min_t(u64, w->length - qp->req.offset,
-		     (u64)chunk_pkts * qp->mtu);
+	return min_t(u64, w->length - offset, (u64)chunk_pkts * qp->mtu);
+}
+
+/**
+ * struct req_pos - which packet to build
+ * @index: WQE index (not masked)
+ * @psn: its PSN
+ * @offset: bytes of the message before it
+ * @resend_pkts: 0 for a new packet; for a retransmission, the PSNs it may
+ *		 cover (a re-requested read asks for no more than that)
+ */
+struct req_pos {
+	u32	index;
+	u32	psn;
+	u32	offset;
+	u32	resend_pkts;
+};
+
+/* Move the requester past a packet it has just built for the first time. */
+static void advance_pos(struct irn_qp *qp, struct irn_swqe *w, u32 paylen,
+			u32 chunk, bool last)
+{
+	bool read = w->opcode == IB_WR_RDMA_READ;
+
+	/*
+	 * A read request takes the PSNs of all its responses; the chunks of
+	 * a read cover exactly the PSNs recorded for it, so a read resent
+	 * from its middle (after a rewind) ends at the same last PSN and the
+	 * WQEs after it keep theirs.  An atomic takes one.
+	 */
+	if (read)
+		qp->req.psn = irn_psn_add(qp->req.psn,
+					  max_t(u32, DIV_ROUND_UP(chunk,
+								  qp->mtu), 1));
+	else if (is_read_or_atomic(w->opcode))
+		qp->req.psn = irn_psn_add(w->last_psn, 1);
+	else
+		qp->req.psn = irn_psn_add(qp->req.psn, 1);
+	qp->req.offset += paylen + chunk;
+	if (irn_psn_after(qp->req.psn, qp->req.high))
+		qp->req.high = qp->req.psn;
+	if (last) {
+		w->sent_ns = ktime_get_ns();
+		w->state = irn_qp_is_rc(qp) ? IRN_SWQE_SENT : IRN_SWQE_DONE;
+		advance_next(qp);
+	}
 }
 
 static enum ib_wc_status build_and_send(struct irn_qp *qp,
-					struct irn_swqe *w)
+					struct irn_swqe *w,
+					const struct req_pos *pos)
 {
-	u32 offset = qp->req.offset;
+	u32 offset = pos->offset;
 	bool reads = is_read_or_atomic(w->opcode);
 	bool read = w->opcode == IB_WR_RDMA_READ;
-	u32 chunk = read ? read_chunk(qp, w) : 0;
+	u32 chunk = read ? read_chunk(qp, w, offset) : 0;
 	u32 paylen = reads ? 0 : min(w->length - offset, qp->mtu);
 	bool first = offset == 0;
-	bool last = (reads && !read) || offset + paylen + chunk >= w->length;
-	u8 opcode = wire_opcode(qp, w, first, last);
-	u32 flags = irn_opcode_flags(opcode);
-	u32 hdr_len = irn_opcode_hdr_len(opcode);
+	bool last, irn = irn_qp_irn_on(qp);
+	u8 opcode;
+	u32 flags, hdr_len;
 	u8 pad = (4 - (paylen & 3)) & 3;
 	struct irn_bth_fields bth = {
-		.opcode = opcode,
 		.pad = pad,
 		.pkey = IB_DEFAULT_PKEY_FULL,
-		.psn = qp->req.psn,
+		.psn = pos->psn,
+		.irn_cap = qp->irn.mode != IRN_MODE_GBN,
+		.irn_ext = irn,
 	};
 	enum ib_wc_status status;
 	struct irn_av *av;
 	struct sk_buff *skb;
+
+	if (read && pos->resend_pkts)
+		chunk = min(chunk, pos->resend_pkts * qp->mtu);
+	last = (reads && !read) || offset + paylen + chunk >= w->length;
+	opcode = wire_opcode(qp, w, first, last);
+	flags = irn_opcode_flags(opcode);
+	hdr_len = irn_opcode_hdr_len(opcode);
+	bth.opcode = opcode;
 
 	rcu_read_lock();
 	av = packet_av(qp, w);
@@ -499,17 +582,22 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 	bth.se = last && (w->send_flags & IB_SEND_SOLICITED) &&
 		 (flags & (IRN_OP_SEND | IRN_HDR_IMMDT));
 	bth.ack_req = irn_qp_is_rc(qp) &&
-		      (last || !((qp->req.psn - w->first_psn + 1) %
-				 IRN_ACK_EVERY));
+		      (last || pos->resend_pkts ||
+		       !((pos->psn - w->first_psn + 1) % IRN_ACK_EVERY));
 
-	skb = irn_xmit_alloc(qp->dev, av, hdr_len + paylen + pad, GFP_ATOMIC);
+	skb = irn_xmit_alloc(qp->dev, av, hdr_len + (irn ? sizeof(struct
+				irn_ixth) : 0) + paylen + pad, GFP_ATOMIC);
 	if (!skb) {
 		rcu_read_unlock();
 		return IB_WC_SUCCESS;	/* retried like a lost packet */
 	}
 	irn_bth_encode((struct irn_bth *)skb->data, &bth);
 	fill_ext_hdrs(qp, w, flags, skb->data, offset, chunk);
-	status = fill_payload(qp, qp->req.next & qp->sq.queue.mask, w,
+	if (irn) {
+		fill_ixth(w, (struct irn_ixth *)(skb->data + hdr_len), offset);
+		hdr_len += sizeof(struct irn_ixth);
+	}
+	status = fill_payload(qp, pos->index & qp->sq.queue.mask, w,
 			      skb->data + hdr_len, offset, paylen);
 	if (status != IB_WC_SUCCESS) {
 		rcu_read_unlock();
@@ -518,32 +606,19 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 	}
 	memset(skb->data + hdr_len + paylen, 0, pad);
 
+	if (pos->resend_pkts || irn_psn_before(pos->psn, qp->req.high)) {
+		w->resent = true;
+		irn_dev_count(qp->dev, IRN_CNT_RETX_PKTS);
+	}
 	/*
 	 * Account for the packet before sending it: its response can come
 	 * back before irn_xmit() returns (a local peer is processed in the
 	 * softirq run when the transmit path re-enables bottom halves).
 	 */
-	/*
-	 * A read request takes the PSNs of all its responses; the chunks of
-	 * a read cover exactly the PSNs recorded for it, so a read resent
-	 * from its middle (after a rewind) ends at the same last PSN and the
-	 * WQEs after it keep theirs.  An atomic takes one.
-	 */
-	if (read)
-		qp->req.psn = irn_psn_add(qp->req.psn,
-					  max_t(u32, DIV_ROUND_UP(chunk,
-								  qp->mtu), 1));
-	else
-		qp->req.psn = reads ? irn_psn_add(w->last_psn, 1) :
-				      irn_psn_add(qp->req.psn, 1);
-	qp->req.offset += paylen + chunk;
+	if (!pos->resend_pkts)
+		advance_pos(qp, w, paylen, chunk, last);
 	if (irn_qp_is_rc(qp))
 		irn_comp_arm_rto(qp);
-	if (last) {
-		w->sent_ns = ktime_get_ns();
-		w->state = irn_qp_is_rc(qp) ? IRN_SWQE_SENT : IRN_SWQE_DONE;
-		advance_next(qp);
-	}
 	own_skb(qp, skb);
 	irn_xmit(qp->dev, av, skb);
 	rcu_read_unlock();
@@ -554,7 +629,12 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 
 static enum req_state send_packet(struct irn_qp *qp, struct irn_swqe *w)
 {
-	enum ib_wc_status status = build_and_send(qp, w);
+	struct req_pos pos = {
+		.index = qp->req.next,
+		.psn = qp->req.psn,
+		.offset = qp->req.offset,
+	};
+	enum ib_wc_status status = build_and_send(qp, w, &pos);
 
 	if (status == IB_WC_SUCCESS)
 		return REQ_DONE_MORE;
@@ -562,6 +642,80 @@ static enum req_state send_packet(struct irn_qp *qp, struct irn_swqe *w)
 	advance_next(qp);
 	irn_task_run(&qp->comp_task);
 	return REQ_DONE_IDLE;
+}
+
+/* The WQE (not a local one) whose PSNs include @psn, or NULL. */
+static struct irn_swqe *wqe_of_psn(struct irn_qp *qp, u32 psn, u32 *index)
+{
+	/* Pairs with the completer's store-release of comp.head. */
+	u32 i, head = smp_load_acquire(&qp->comp.head);
+
+	for (i = head; i != qp->req.next + 1; i++) {
+		struct irn_swqe *w = &qp->swqe[i & qp->sq.queue.mask];
+
+		if (i - head > qp->sq.queue.mask)
+			break;
+		if (w->state == IRN_SWQE_NEW || w->state == IRN_SWQE_DONE ||
+		    is_local(w->opcode))
+			continue;
+		if (irn_psn_before(psn, w->first_psn) ||
+		    irn_psn_after(psn, w->last_psn))
+			continue;
+		*index = i;
+		return w;
+	}
+	return NULL;
+}
+
+/* PSNs from @psn on, up to @max, not yet delivered. */
+static u32 missing_run(struct irn_qp *qp, u32 psn, u32 max)
+{
+	u32 n = 1;
+
+	while (n < max && !irn_sb_test(&qp->irn.sb, irn_psn_add(psn, n)))
+		n++;
+	return n;
+}
+
+/*
+ * IRN loss recovery: resend the oldest lost PSN, if the scoreboard has
+ * one.  A lost read response is asked for again from that PSN, for the
+ * run of responses still missing, and no further.
+ */
+static enum req_state retransmit(struct irn_qp *qp)
+{
+	struct req_pos pos = { .resend_pkts = 1 };
+	struct irn_swqe *w;
+	bool lost;
+
+	if (!irn_qp_irn_on(qp) ||
+	    atomic_read(&qp->tx_inflight) >= IRN_TX_INFLIGHT)
+		return REQ_NEXT_WQE;
+	spin_lock_bh(&qp->irn.sb_lock);
+	lost = irn_sb_next_lost(&qp->irn.sb, &pos.psn);
+	if (lost) {
+		w = wqe_of_psn(qp, pos.psn, &pos.index);
+		/* A read's later chunks may not have been asked for yet. */
+		if (w && w->opcode == IB_WR_RDMA_READ)
+			pos.resend_pkts = missing_run(qp, pos.psn,
+					min(irn_psn_diff(w->last_psn, pos.psn) + 1,
+					    irn_psn_diff(qp->req.psn, pos.psn)));
+		irn_sb_mark_resent(&qp->irn.sb, pos.psn, pos.resend_pkts);
+	}
+	spin_unlock_bh(&qp->irn.sb_lock);
+	if (!lost)
+		return REQ_NEXT_WQE;
+	if (!w || (w->opcode != IB_WR_RDMA_READ &&
+		   irn_psn_after(pos.psn, irn_psn_add(qp->req.psn, -1))))
+		return REQ_DONE_MORE;	/* acknowledged meanwhile */
+	pos.offset = irn_psn_diff(pos.psn, w->first_psn) * qp->mtu;
+	if (is_atomic(w->opcode))
+		pos.offset = 0;
+	irn_dev_count(qp->dev, IRN_CNT_SEL_RETX);
+	trace_irn_retransmit(irn_qp_num(qp), pos.psn, pos.resend_pkts,
+			     READ_ONCE(qp->comp.psn), qp->req.psn);
+	build_and_send(qp, w, &pos);
+	return REQ_DONE_MORE;
 }
 
 /**
@@ -575,7 +729,7 @@ static enum req_state send_packet(struct irn_qp *qp, struct irn_swqe *w)
 enum irn_task_ret irn_requester(struct irn_task *task)
 {
 	struct irn_qp *qp = container_of(task, struct irn_qp, req_task);
-	enum req_state state = REQ_NEXT_WQE;
+	enum req_state state = REQ_RETRANSMIT;
 	struct irn_swqe *w = NULL;
 
 	check_rewind(qp);
@@ -584,6 +738,9 @@ enum irn_task_ret irn_requester(struct irn_task *task)
 
 	for (;;) {
 		switch (state) {
+		case REQ_RETRANSMIT:
+			state = retransmit(qp);
+			break;
 		case REQ_NEXT_WQE:
 			state = next_wqe(qp, &w);
 			break;

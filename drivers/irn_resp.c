@@ -13,6 +13,18 @@
  * dropped; a duplicate is acknowledged again (or its read or atomic reply
  * sent again).  Nothing touches memory before the key, access rights and
  * range have been checked.
+ *
+ * IRN requests (those carrying an irn_ixth) take their own way when this
+ * QP can place out of order:
+ *
+ *   CHECK_PSN -> IRN_CHECK -> IRN_PLACE -> DONE, then the window drains
+ *
+ * A send or write is placed wherever its PSN falls in the receiver window
+ * and recorded there; completions, the MSN and the expected PSN then move
+ * over the window in order.  Reads and atomics are executed in order only
+ * (a read must see every earlier write), so one that arrives early is
+ * dropped and asked for again.  Every request that arrives out of order is
+ * answered by an ACK carrying a SACK of the window.
  */
 
 #include <linux/ip.h>
@@ -31,13 +43,17 @@
 #include "irn_mr.h"
 #include "irn_psn.h"
 #include "irn_qp.h"
+#include "irn_rxwin.h"
 #include "irn_srq.h"
+#include "irn_trace.h"
 #include "irn_xmit.h"
 
 #define IRN_GRH_LEN	40
 
 enum resp_state {
 	RESP_CHECK_PSN,
+	RESP_IRN_CHECK,
+	RESP_IRN_PLACE,
 	RESP_CHECK_SEQ,
 	RESP_CHECK_ACCESS,
 	RESP_SEND,
@@ -59,6 +75,8 @@ struct resp_ctx {
 	struct irn_pkt		*pkt;
 	u8			nak;		/* NAK code for RESP_NAK */
 	enum ib_wc_status	status;		/* receive completion status */
+	bool			irn;		/* took the IRN way */
+	bool			sack;		/* answer with a SACK */
 };
 
 static void *ext_hdr(struct resp_ctx *c, u32 hdr)
@@ -66,20 +84,26 @@ static void *ext_hdr(struct resp_ctx *c, u32 hdr)
 	return c->skb->data + irn_pkt_hdr_offset(c->pkt, hdr);
 }
 
-/* Build and send a response packet with @paylen bytes of room after the
- * headers; returns the skb to fill, or NULL.
+/*
+ * Build a response packet with @paylen bytes of room after the headers,
+ * and the IRN header if @ext; returns the skb to fill, or NULL.  Every
+ * response says whether this responder speaks IRN: that is the whole
+ * negotiation (see Documentation/wire-format.rst).
  */
-static struct sk_buff *new_response(struct irn_qp *qp, u8 opcode, u32 psn,
-				    u8 syndrome, u32 paylen)
+static struct sk_buff *new_response_ext(struct irn_qp *qp, u8 opcode, u32 psn,
+					u8 syndrome, u32 paylen, bool ext)
 {
 	u8 pad = (4 - (paylen & 3)) & 3;
-	u32 hdr_len = irn_opcode_hdr_len(opcode);
+	u32 hdr_len = irn_opcode_hdr_len(opcode) +
+		      (ext ? irn_ext_len(opcode) : 0);
 	struct irn_bth_fields bth = {
 		.opcode = opcode,
 		.pad = pad,
 		.pkey = IB_DEFAULT_PKEY_FULL,
 		.qpn = qp->dest_qpn,
 		.psn = psn,
+		.irn_cap = irn_qp_irn_responder(qp),
+		.irn_ext = ext,
 	};
 	struct irn_pkt pkt = { .flags = irn_opcode_flags(opcode) };
 	struct sk_buff *skb;
@@ -100,6 +124,35 @@ static struct sk_buff *new_response(struct irn_qp *qp, u8 opcode, u32 psn,
 	return skb;
 }
 
+static struct sk_buff *new_response(struct irn_qp *qp, u8 opcode, u32 psn,
+				    u8 syndrome, u32 paylen)
+{
+	return new_response_ext(qp, opcode, psn, syndrome, paylen, false);
+}
+
+/* IRN: acknowledge up to the expected PSN, with a SACK of what follows. */
+static void send_sack(struct irn_qp *qp)
+{
+	u32 epsn = qp->resp.epsn, bits[IRN_SACK_BITS / 32];
+	struct irn_sackh *sack;
+	struct sk_buff *skb;
+	int i;
+
+	skb = new_response_ext(qp, IB_OPCODE_RC_ACKNOWLEDGE,
+			       irn_psn_add(epsn, -1), IRN_AETH_CREDIT_INVALID,
+			       0, true);
+	if (!skb)
+		return;
+	sack = (void *)(skb->data + irn_opcode_hdr_len(IB_OPCODE_RC_ACKNOWLEDGE));
+	irn_rxwin_sack(&qp->resp.win, epsn, bits);
+	sack->base = cpu_to_be32(epsn);
+	for (i = 0; i < ARRAY_SIZE(bits); i++)
+		sack->bits[i] = cpu_to_be32(bits[i]);
+	if (qp->resp.win.placed)
+		irn_dev_count(qp->dev, IRN_CNT_SACK_SENT);
+	irn_xmit(qp->dev, &qp->av, skb);
+}
+
 static void send_ack(struct irn_qp *qp, u8 syndrome, u32 psn)
 {
 	struct sk_buff *skb = new_response(qp, IB_OPCODE_RC_ACKNOWLEDGE, psn,
@@ -116,6 +169,8 @@ static enum resp_state check_psn(struct resp_ctx *c)
 
 	if (irn_qp_is_ud(qp))
 		return RESP_CHECK_SEQ;
+	if (c->pkt->ext_off && irn_qp_irn_responder(qp))
+		return RESP_IRN_CHECK;
 	if (!irn_qp_is_rc(qp)) {
 		/* UC: a gap loses the message; resynchronise on a new one. */
 		if (diff && !(c->pkt->flags & IRN_OP_FIRST))
@@ -498,6 +553,273 @@ static enum resp_state do_duplicate(struct resp_ctx *c)
 	return RESP_DONE;
 }
 
+/* A receive WQE is done: free its slot and report it. */
+static void finish_recv(struct irn_qp *qp, struct ib_wc *wc, bool se)
+{
+	qp->resp.have_rwqe = false;
+	qp->resp.in_msg = false;
+	qp->resp.rsn++;
+	if (!qp->srq) {
+		qp->rq.queue.index = (qp->rq.queue.index + 1) &
+				     qp->rq.queue.mask;
+		irn_wq_consumed(&qp->rq, qp->rq.queue.index);
+	}
+	if (irn_cq_post(qp->rcq, wc, se))
+		irn_qp_error(qp);
+}
+
+
+/*
+ * IRN.  A request that cannot be executed: in order, it fails the QP as
+ * in standard RoCEv2; early, it is dropped, and will be judged again when
+ * it is resent in order.
+ */
+static enum resp_state irn_reject(struct resp_ctx *c, u8 nak)
+{
+	if (c->pkt->psn != c->qp->resp.epsn) {
+		irn_dev_count(c->qp->dev, IRN_CNT_OOO_DROPPED);
+		return RESP_DROP;
+	}
+	c->nak = nak;
+	return RESP_NAK;
+}
+
+static enum resp_state irn_check(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+	struct irn_pkt *pkt = c->pkt;
+	s32 diff = irn_psn_diff(pkt->psn, qp->resp.epsn);
+	int need = pkt->flags & IRN_OP_WRITE ? IB_ACCESS_REMOTE_WRITE : 0;
+
+	c->irn = true;
+	if (diff < 0) {
+		irn_dev_count(qp->dev, IRN_CNT_DUP_REQ);
+		if (pkt->flags & (IRN_OP_READ | IRN_OP_ATOMIC))
+			return RESP_DUPLICATE;
+		irn_dev_count(qp->dev, IRN_CNT_IRN_DUP);
+		c->sack = true;
+		return RESP_DONE;
+	}
+	if (pkt->flags & (IRN_OP_READ | IRN_OP_ATOMIC)) {
+		if (!diff)
+			return RESP_CHECK_ACCESS;
+		irn_dev_count(qp->dev, IRN_CNT_OOO_DROPPED);
+		c->sack = true;
+		return RESP_DONE;
+	}
+	switch (irn_rxwin_check(&qp->resp.win, qp->resp.epsn, pkt->psn)) {
+	case IRN_RXW_OUTSIDE:
+		irn_dev_count(qp->dev, IRN_CNT_OOO_DROPPED);
+		return RESP_DROP;
+	case IRN_RXW_DUP:
+		irn_dev_count(qp->dev, IRN_CNT_IRN_DUP);
+		c->sack = true;
+		return RESP_DONE;
+	case IRN_RXW_NEW:
+		break;
+	}
+	/* Full-MTU packets except the last of a message. */
+	if (pkt->paylen > qp->mtu ||
+	    (!(pkt->flags & IRN_OP_LAST) && pkt->paylen != qp->mtu))
+		return irn_reject(c, IRN_NAK_INVALID_REQ);
+	if ((qp->access & need) != need)
+		return irn_reject(c, IRN_NAK_INVALID_REQ);
+	return RESP_IRN_PLACE;
+}
+
+/* Receive WQE index of message @rsn, if the consumer has posted it. */
+static bool irn_rwqe(struct irn_qp *qp, u32 rsn, u32 *index)
+{
+	u32 k = rsn - qp->resp.rsn;
+	u32 posted = (irn_wq_producer(&qp->rq) - qp->rq.queue.index) &
+		     qp->rq.queue.mask;
+
+	if (k >= posted)
+		return false;
+	*index = qp->rq.queue.index + k;
+	return true;
+}
+
+/* A send that does not fit its receive WQE, found in order: report it. */
+static enum resp_state irn_send_error(struct resp_ctx *c, u32 index,
+				      enum ib_wc_status status)
+{
+	struct irn_qp *qp = c->qp;
+	struct ib_wc wc = {
+		.status		= status,
+		.qp		= &qp->ib_qp,
+		.port_num	= IRN_PORT,
+		.opcode		= IB_WC_RECV,
+	};
+
+	if (c->pkt->psn != qp->resp.epsn || index != qp->rq.queue.index)
+		return irn_reject(c, IRN_NAK_INVALID_REQ);
+	wc.wr_id = READ_ONCE(irn_qp_rq_slot(qp, index)->wr_id);
+	finish_recv(qp, &wc, false);
+	c->nak = IRN_NAK_INVALID_REQ;
+	return RESP_NAK;
+}
+
+static enum ib_wc_status irn_place_send(struct resp_ctx *c, u32 index,
+					u32 offset)
+{
+	struct irn_qp *qp = c->qp;
+	const struct rxe_recv_wqe *slot = irn_qp_rq_slot(qp, index);
+	u32 num_sge = READ_ONCE(slot->dma.num_sge);
+	struct irn_copy d = { .skb = c->skb, .skb_off = c->pkt->hdr_len };
+
+	if (num_sge > qp->rq.max_sge)
+		return IB_WC_LOC_QP_OP_ERR;
+	return irn_mr_copy_sges(qp->dev, qp->ib_qp.pd, slot->dma.sge, num_sge,
+				offset, &d, c->pkt->paylen, true);
+}
+
+static enum resp_state irn_place_write(struct resp_ctx *c,
+				       const struct irn_ixth *x)
+{
+	u64 va = get_unaligned_be64(&x->va);
+	struct irn_mr *mr;
+	int err;
+
+	if (!c->pkt->paylen)
+		return RESP_IRN_PLACE;
+	mr = get_rkey(c->qp, get_unaligned_be32(&x->rkey),
+		      IB_ACCESS_REMOTE_WRITE, va, c->pkt->paylen);
+	if (!mr)
+		return irn_reject(c, IRN_NAK_REM_ACCESS);
+	err = irn_mr_copy_from_skb(mr, va, c->skb, c->pkt->hdr_len,
+				   c->pkt->paylen);
+	irn_mr_put(mr);
+	return err ? irn_reject(c, IRN_NAK_INVALID_REQ) : RESP_IRN_PLACE;
+}
+
+static u32 irn_slot_flags(const struct irn_pkt *pkt, bool recv)
+{
+	u32 flags = recv ? IRN_RX_RECV : 0;
+
+	if (pkt->flags & IRN_OP_LAST)
+		flags |= IRN_RX_LAST;
+	if (pkt->flags & IRN_OP_WRITE)
+		flags |= IRN_RX_WRITE;
+	if (pkt->flags & IRN_HDR_IMMDT)
+		flags |= IRN_RX_IMM;
+	if (pkt->flags & IRN_HDR_IETH)
+		flags |= IRN_RX_INV;
+	if (pkt->bth_flags & IRN_BTH_SE)
+		flags |= IRN_RX_SE;
+	return flags;
+}
+
+/* Put a send or write where it belongs and remember it in the window. */
+static enum resp_state irn_place(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+	struct irn_pkt *pkt = c->pkt;
+	const struct irn_ixth *x = (void *)(c->skb->data + pkt->ext_off);
+	bool now = pkt->psn == qp->resp.epsn;
+	bool recv = (pkt->flags & IRN_OP_SEND) ||
+		    ((pkt->flags & IRN_OP_LAST) && (pkt->flags & IRN_HDR_IMMDT));
+	struct irn_rx_slot slot = {
+		.rsn = get_unaligned_be32(&x->rsn),
+		.len = get_unaligned_be32(&x->offset) + pkt->paylen,
+	};
+	enum ib_wc_status status;
+	enum resp_state next;
+	u32 index;
+
+	if (recv && !irn_rwqe(qp, slot.rsn, &index)) {
+		if (now)
+			return RESP_RNR;
+		irn_dev_count(qp->dev, IRN_CNT_OOO_DROPPED);
+		return RESP_DROP;
+	}
+	if (pkt->flags & IRN_OP_SEND) {
+		status = irn_place_send(c, index, get_unaligned_be32(&x->offset));
+		if (status != IB_WC_SUCCESS)
+			return irn_send_error(c, index, status);
+	} else {
+		next = irn_place_write(c, x);
+		if (next != RESP_IRN_PLACE)
+			return next;
+	}
+	slot.flags = irn_slot_flags(pkt, recv);
+	if (pkt->flags & IRN_HDR_IMMDT)
+		slot.ex = (__force u32)((struct irn_immdt *)
+					ext_hdr(c, IRN_HDR_IMMDT))->imm;
+	if (pkt->flags & IRN_HDR_IETH)
+		slot.ex = be32_to_cpu(((struct irn_ieth *)
+				       ext_hdr(c, IRN_HDR_IETH))->rkey);
+	irn_rxwin_put(&qp->resp.win, pkt->psn, &slot);
+	if (!now) {
+		irn_dev_count(qp->dev, IRN_CNT_OOO_PLACED);
+		trace_irn_ooo_placed(irn_qp_num(qp), pkt->psn,
+				     irn_psn_diff(pkt->psn, qp->resp.epsn));
+		c->sack = true;
+	}
+	return RESP_DONE;
+}
+
+/* The message ending at @slot has arrived, and all before it: report it. */
+static void irn_complete_recv(struct irn_qp *qp,
+			      const struct irn_rx_slot *slot)
+{
+	struct ib_wc wc = {
+		.status		= IB_WC_SUCCESS,
+		.qp		= &qp->ib_qp,
+		.byte_len	= slot->len,
+		.port_num	= IRN_PORT,
+		.wc_flags	= IB_WC_GRH,
+		.opcode		= slot->flags & IRN_RX_WRITE ?
+				  IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV,
+	};
+
+	/* Message numbers are the peer's word: they must come in order. */
+	if (slot->rsn != qp->resp.rsn) {
+		irn_qp_error(qp);
+		return;
+	}
+	wc.wr_id = READ_ONCE(irn_qp_rq_slot(qp, qp->rq.queue.index)->wr_id);
+	if (slot->flags & IRN_RX_IMM) {
+		wc.wc_flags |= IB_WC_WITH_IMM;
+		wc.ex.imm_data = (__force __be32)slot->ex;
+	}
+	if (slot->flags & IRN_RX_INV) {
+		wc.ex.invalidate_rkey = slot->ex;
+		if (irn_mr_invalidate(qp->dev, slot->ex, qp->ib_qp.pd))
+			wc.status = IB_WC_REM_INV_REQ_ERR;
+		else
+			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+	}
+	finish_recv(qp, &wc, slot->flags & IRN_RX_SE);
+}
+
+/*
+ * Move the expected PSN over every placed request that is now in order,
+ * completing messages as their last packets go by; then acknowledge if
+ * asked, if a hole was filled or if holes remain.
+ */
+static void irn_drain(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+	struct irn_rx_slot slot;
+	u32 n = 0;
+
+	while (irn_qp_state(qp) != IB_QPS_ERR &&
+	       irn_rxwin_pop(&qp->resp.win, qp->resp.epsn, &slot)) {
+		qp->resp.epsn = irn_psn_add(qp->resp.epsn, 1);
+		n++;
+		if (!(slot.flags & IRN_RX_LAST))
+			continue;
+		qp->resp.msn++;
+		if (slot.flags & IRN_RX_RECV)
+			irn_complete_recv(qp, &slot);
+	}
+	if (irn_qp_state(qp) == IB_QPS_ERR)
+		return;
+	if (c->sack || n > 1 || (n && (c->pkt->ack_req || qp->resp.win.placed)))
+		send_sack(qp);
+}
+
 static enum resp_state complete_recv(struct resp_ctx *c)
 {
 	struct irn_qp *qp = c->qp;
@@ -540,15 +862,7 @@ static enum resp_state complete_recv(struct resp_ctx *c)
 				      RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
 		wc.wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
 	}
-	qp->resp.have_rwqe = false;
-	qp->resp.in_msg = false;
-	if (!qp->srq) {
-		qp->rq.queue.index = (qp->rq.queue.index + 1) &
-				     qp->rq.queue.mask;
-		irn_wq_consumed(&qp->rq, qp->rq.queue.index);
-	}
-	if (irn_cq_post(qp->rcq, &wc, c->pkt->bth_flags & IRN_BTH_SE))
-		irn_qp_error(qp);
+	finish_recv(qp, &wc, c->pkt->bth_flags & IRN_BTH_SE);
 	if (c->status != IB_WC_SUCCESS) {
 		if (c->nak)
 			return RESP_NAK;
@@ -601,6 +915,12 @@ static void handle_request(struct irn_qp *qp, struct sk_buff *skb)
 		case RESP_CHECK_PSN:
 			state = check_psn(&c);
 			break;
+		case RESP_IRN_CHECK:
+			state = irn_check(&c);
+			break;
+		case RESP_IRN_PLACE:
+			state = irn_place(&c);
+			break;
 		case RESP_CHECK_SEQ:
 			state = check_seq(&c);
 			break;
@@ -640,6 +960,8 @@ static void handle_request(struct irn_qp *qp, struct sk_buff *skb)
 			break;
 		}
 	}
+	if (c.irn)
+		irn_drain(&c);
 }
 
 /* In the error state every posted receive completes as flushed. */

@@ -17,6 +17,39 @@ struct irn_qp;
 #define IRN_PORT	1
 
 /**
+ * enum irn_mode - transport of a device's new RC QPs
+ * @IRN_MODE_AUTO: IRN with a peer that has shown it speaks IRN, standard
+ *		   RoCEv2 otherwise
+ * @IRN_MODE_GBN: standard RoCEv2 (go-back-N) only; advertises nothing
+ * @IRN_MODE_IRN: IRN from the first packet; both ends must be irn
+ */
+enum irn_mode {
+	IRN_MODE_AUTO,
+	IRN_MODE_GBN,
+	IRN_MODE_IRN,
+};
+
+/* Limits of the per-QP cap on packets in flight (BDP-FC). */
+#define IRN_CAP_MIN	4
+#define IRN_CAP_MAX	512
+
+/**
+ * struct irn_tunables - knobs read when a QP is created
+ * @mode: enum irn_mode
+ * @cap: packets in flight per QP (BDP-FC), IRN_CAP_MIN..IRN_CAP_MAX
+ * @rto_low_us: floor of IRN's short timeout (few packets in flight)
+ * @rto_high_us: floor of IRN's long timeout
+ *
+ * Written through debugfs at any time, so read with READ_ONCE().
+ */
+struct irn_tunables {
+	u32	mode;
+	u32	cap;
+	u32	rto_low_us;
+	u32	rto_high_us;
+};
+
+/**
  * struct irn_dev - one irn RDMA device, bound to one Ethernet netdev
  * @ib_dev: the RDMA core's device; must stay first (ib_alloc_device)
  * @attr: device attributes reported by query_device
@@ -33,6 +66,8 @@ struct irn_qp;
  * @qp_next: next QP number to try
  * @gsi: the QP numbered 1 on the wire, if created
  * @atomic_lock: makes remote atomics atomic with respect to each other
+ * @tun: IRN knobs for new QPs
+ * @debugfs: the device's debugfs directory
  * @list: on the module's device list, protected by irn_devices_lock
  */
 struct irn_dev {
@@ -50,6 +85,8 @@ struct irn_dev {
 	u32			qp_next;
 	struct irn_qp __rcu	*gsi;
 	spinlock_t		atomic_lock;	/* see above */
+	struct irn_tunables	tun;
+	struct dentry		*debugfs;
 	struct list_head	list;
 };
 

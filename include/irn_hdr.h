@@ -32,6 +32,13 @@ struct irn_bth {
 #define IRN_BTH_FECN		0x80000000U
 #define IRN_BTH_BECN		0x40000000U
 #define IRN_BTH_RESV8A_MASK	0xff000000U
+/*
+ * IRN uses two of the six reserved bits after FECN/BECN; stock RoCEv2
+ * transmits them as 0 and ignores them on receipt, and the ICRC masks them.
+ * Documentation/wire-format.rst has the whole story.
+ */
+#define IRN_BTH_IRN_CAP		0x20000000U	/* sender speaks IRN */
+#define IRN_BTH_IRN_EXT		0x10000000U	/* an IRN header follows */
 #define IRN_BTH_QPN_MASK	0x00ffffffU
 #define IRN_BTH_ACKREQ		0x80000000U
 #define IRN_BTH_PSN_MASK	0x00ffffffU
@@ -73,6 +80,32 @@ struct irn_immdt {
 
 struct irn_ieth {
 	__be32	rkey;
+};
+
+/*
+ * IRN extended transport header: after the standard extended headers of
+ * every request of an IRN QP, so that any packet can be placed on its own.
+ * @va and @rkey are the write target of this packet's payload; @offset is
+ * its byte offset within the message; @rsn numbers the messages that
+ * consume a receive WQE (sends and writes with immediate).
+ */
+struct irn_ixth {
+	__be64	va;
+	__be32	rkey;
+	__be32	offset;
+	__be32	rsn;
+} __packed;
+
+/*
+ * IRN selective acknowledgement: after the AETH of an ACK.  The BTH PSN
+ * acknowledges everything before @base (the oldest PSN missing); bit i of
+ * @bits (word i / 32, bit i % 32) says PSN @base + 1 + i has arrived.
+ */
+#define IRN_SACK_BITS	256
+
+struct irn_sackh {
+	__be32	base;
+	__be32	bits[IRN_SACK_BITS / 32];
 };
 
 #define IRN_ICRC_LEN	4
@@ -127,6 +160,9 @@ enum irn_op_class {
  * @psn: packet sequence number
  * @ack_req: BTH AckReq bit
  * @becn: BTH BECN bit (congestion seen by the peer's receiver)
+ * @irn_cap: the sender speaks IRN
+ * @ext_off: offset of the IRN header (struct irn_ixth or irn_sackh) from
+ *	     the BTH, 0 if there is none; @hdr_len includes it
  * @paylen: payload bytes, pad and ICRC excluded
  *
  * Kept in skb->cb, so it must fit in 48 bytes.
@@ -140,6 +176,8 @@ struct irn_pkt {
 	u16	pkey;
 	bool	ack_req;
 	bool	becn;
+	bool	irn_cap;
+	u8	ext_off;
 	u32	qpn;
 	u32	psn;
 	u32	paylen;
@@ -158,6 +196,7 @@ static inline struct irn_pkt *irn_skb_pkt(struct sk_buff *skb)
  * @IRN_RX_BAD_VERSION: BTH transport version is not 0
  * @IRN_RX_BAD_OPCODE: opcode that RoCEv2 does not define or irn does not speak
  * @IRN_RX_BAD_LENGTH: payload length impossible for the opcode
+ * @IRN_RX_BAD_EXT: IRN header on an opcode that cannot carry one
  */
 enum irn_rx_verdict {
 	IRN_RX_OK,
@@ -165,6 +204,7 @@ enum irn_rx_verdict {
 	IRN_RX_BAD_VERSION,
 	IRN_RX_BAD_OPCODE,
 	IRN_RX_BAD_LENGTH,
+	IRN_RX_BAD_EXT,
 };
 
 /**
@@ -180,6 +220,8 @@ enum irn_rx_verdict {
  * @qpn: destination QP, 24 bits
  * @ack_req: acknowledgment requested
  * @psn: packet sequence number, 24 bits
+ * @irn_cap: IRN capability bit
+ * @irn_ext: an IRN header follows the standard ones
  */
 struct irn_bth_fields {
 	u8	opcode;
@@ -193,6 +235,8 @@ struct irn_bth_fields {
 	u32	qpn;
 	bool	ack_req;
 	u32	psn;
+	bool	irn_cap;
+	bool	irn_ext;
 };
 
 void irn_bth_encode(struct irn_bth *bth, const struct irn_bth_fields *f);
@@ -201,6 +245,8 @@ void irn_bth_decode(const struct irn_bth *bth, struct irn_bth_fields *f);
 u32 irn_opcode_flags(u8 opcode);
 const char *irn_opcode_name(u8 opcode);
 unsigned int irn_opcode_hdr_len(u8 opcode);
+unsigned int irn_ext_len(u8 opcode);
+unsigned int irn_bth_hdr_len(const struct irn_bth *bth);
 
 enum irn_rx_verdict irn_hdr_parse(struct irn_pkt *pkt, const void *bth,
 				  unsigned int len);

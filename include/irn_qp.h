@@ -14,6 +14,11 @@
  *    the completer, consumed by the requester with xchg()).
  *  - Attributes and @state change under @state_lock, in modify_qp, or when
  *    an engine moves the QP to the error state.
+ *  - IRN: @irn.on is set once, by the completer, with a store-release after
+ *    it has reset @irn.sb; the requester reads it with a load-acquire.  The
+ *    scoreboard is written by the completer and read and marked (resent
+ *    PSNs) by the requester, both under @irn.sb_lock.  @resp.win is the
+ *    responder's alone.
  */
 #ifndef _IRN_QP_H
 #define _IRN_QP_H
@@ -26,12 +31,14 @@
 #include <rdma/ib_verbs.h>
 
 #include "irn_av.h"
+#include "irn_dev.h"
 #include "irn_flow.h"
 #include "irn_queue.h"
+#include "irn_rxwin.h"
+#include "irn_sb.h"
 #include "irn_task.h"
 
 struct irn_cq;
-struct irn_dev;
 struct irn_mr;
 struct irn_srq;
 
@@ -67,6 +74,7 @@ struct irn_swqe {
 	u32		num_sge;
 	u32		first_psn;
 	u32		last_psn;
+	u32		rsn;		/* receive sequence number (IRN) */
 	u64		sent_ns;	/* when its last packet first left */
 	bool		resent;		/* some packet went out twice */
 	u8		state;		/* enum irn_swqe_state */
@@ -129,9 +137,20 @@ struct irn_qp {
 	struct irn_flow		flow;		/* the completer's, read by all */
 
 	struct {
+		u8		mode;		/* enum irn_mode, fixed at create */
+		bool		on;		/* the requester speaks IRN */
+		u32		rto_low_ns;
+		u32		rto_high_ns;
+		spinlock_t	sb_lock;	/* protects sb */
+		struct irn_sb	sb;
+	} irn;
+
+	struct {
 		u32		psn;		/* next new PSN */
 		u32		next;		/* next WQE to start */
 		u32		offset;		/* bytes of it already sent */
+		u32		high;		/* PSN after the highest sent */
+		u32		rsn;		/* messages using a receive WQE */
 		atomic_t	rd_atomic;	/* reads/atomics outstanding */
 	} req;
 
@@ -139,6 +158,7 @@ struct irn_qp {
 		u32		psn;		/* oldest unacknowledged PSN */
 		u32		head;		/* oldest WQE not completed */
 		u32		read_offset;	/* bytes of that read placed */
+		u64		progress_ns;	/* last acknowledgment progress */
 		u8		retry_left;
 		u8		rnr_left;
 		bool		rewound;	/* asked, no progress since */
@@ -163,8 +183,11 @@ struct irn_qp {
 		u32		rkey;
 		u32		resid;
 		u32		res_head;
+		u32		rsn;		/* receive WQEs completed */
+		/* Not cleared by a reset from here on. */
 		struct irn_resp_res *res;	/* IRN_MAX_RD_ATOMIC entries */
 		struct rxe_recv_wqe *srq_wqe;	/* copy of the WQE taken */
+		struct irn_rxwin win;		/* IRN requests placed */
 	} resp;
 
 	struct socket		*tx_sock;	/* owns the requester's skbs */
@@ -201,6 +224,24 @@ static inline bool irn_qp_is_ud(const struct irn_qp *qp)
 struct irn_qp *irn_qp_lookup(struct irn_dev *dev, u32 qpn);
 void irn_qp_put(struct irn_qp *qp);
 void irn_qp_error(struct irn_qp *qp);
+
+/*
+ * Can this QP's responder place IRN requests out of order?  Not with an
+ * SRQ (which WQE a message lands in is decided at its first packet) and
+ * not in gbn mode; such a QP answers IRN requests the standard way.
+ */
+static inline bool irn_qp_irn_responder(const struct irn_qp *qp)
+{
+	return irn_qp_is_rc(qp) && !qp->srq && qp->resp.win.got &&
+	       qp->irn.mode != IRN_MODE_GBN;
+}
+
+/* Does the requester send IRN requests and recover selectively? */
+static inline bool irn_qp_irn_on(const struct irn_qp *qp)
+{
+	/* Pairs with the completer's store-release. */
+	return smp_load_acquire(&qp->irn.on);
+}
 
 static inline enum ib_qp_state irn_qp_state(const struct irn_qp *qp)
 {

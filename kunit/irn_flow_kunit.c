@@ -83,7 +83,41 @@ static void irn_test_flow_rtt_jump(struct kunit *test)
 	KUNIT_EXPECT_GT(test, irn_flow_rto_ns(&f, 0, 1000 * MS), 100 * MS);
 }
 
+/* IRN: short timeout for a tail (few in flight), long otherwise, <= 4T. */
+static const struct {
+	u32 inflight;
+	u64 low_floor, high_floor, t, rtt, want;
+} irn_rto_cases[] = {
+	/* one 10 ms sample: srtt 10, rttvar 5 */
+	{ 1, 1 * MS, 5 * MS, 67 * MS, 10 * MS, 20 * MS },
+	{ 3, 1 * MS, 5 * MS, 67 * MS, 10 * MS, 20 * MS },
+	{ 4, 1 * MS, 5 * MS, 67 * MS, 10 * MS, 30 * MS },
+	{ 4, 1 * MS, 50 * MS, 67 * MS, 10 * MS, 50 * MS },	/* floor */
+	{ 1, 25 * MS, 5 * MS, 67 * MS, 10 * MS, 25 * MS },	/* floor */
+	{ 100, 1 * MS, 5 * MS, 4 * MS, 10 * MS, 16 * MS },	/* 4T */
+	{ 1, 1 * MS, 5 * MS, 67 * MS, 0, 67 * MS },	/* no sample: T */
+};
+
+static void irn_test_flow_irn_rto(struct kunit *test)
+{
+	struct irn_flow f;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(irn_rto_cases); i++) {
+		irn_flow_init(&f, 0);
+		irn_flow_on_ack(&f, 1, irn_rto_cases[i].rtt);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    irn_flow_irn_rto_ns(&f,
+					irn_rto_cases[i].inflight,
+					irn_rto_cases[i].low_floor,
+					irn_rto_cases[i].high_floor,
+					irn_rto_cases[i].t),
+				    irn_rto_cases[i].want, "case %d", i);
+	}
+}
+
 static struct kunit_case irn_flow_cases[] = {
+	KUNIT_CASE(irn_test_flow_irn_rto),
 	KUNIT_CASE(irn_test_flow_default_window),
 	KUNIT_CASE(irn_test_flow_rto_before_samples),
 	KUNIT_CASE(irn_test_flow_first_sample),

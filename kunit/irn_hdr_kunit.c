@@ -176,6 +176,83 @@ static void irn_test_hdr_parse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pkt.flags, irn_opcode_flags(c->opcode));
 }
 
+/* IRN's BTH bits and header: who may carry one, where it sits. */
+static const struct {
+	const char		*name;
+	u8			opcode;
+	bool			cap, ext;
+	unsigned int		len;
+	enum irn_rx_verdict	verdict;
+	u8			ext_off;
+	u8			hdr_len;
+} irn_ext_cases[] = {
+	{ "cap_only", IB_OPCODE_RC_SEND_ONLY, true, false, 12 + 8 + 4,
+	  IRN_RX_OK, 0, 12 },
+	{ "send_ixth", IB_OPCODE_RC_SEND_ONLY, true, true, 12 + 20 + 100 + 4,
+	  IRN_RX_OK, 12, 32 },
+	{ "write_first_ixth", IB_OPCODE_RC_RDMA_WRITE_FIRST, false, true,
+	  12 + 16 + 20 + 1024 + 4, IRN_RX_OK, 28, 48 },
+	{ "read_req_ixth", IB_OPCODE_RC_RDMA_READ_REQUEST, true, true,
+	  12 + 16 + 20 + 4, IRN_RX_OK, 28, 48 },
+	{ "ack_sack", IB_OPCODE_RC_ACKNOWLEDGE, true, true, 12 + 4 + 36 + 4,
+	  IRN_RX_OK, 16, 52 },
+	{ "ack_sack_cut_short", IB_OPCODE_RC_ACKNOWLEDGE, true, true,
+	  12 + 4 + 20 + 4, IRN_RX_TRUNCATED },
+	{ "ixth_cut_short", IB_OPCODE_RC_RDMA_WRITE_ONLY, true, true,
+	  12 + 16 + 10 + 4, IRN_RX_TRUNCATED },
+	{ "read_resp_ext", IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY, true, true,
+	  12 + 4 + 20 + 4, IRN_RX_BAD_EXT },
+	{ "atomic_ack_ext", IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, true, true,
+	  12 + 4 + 8 + 36 + 4, IRN_RX_BAD_EXT },
+	{ "uc_send_ext", IB_OPCODE_UC_SEND_ONLY, true, true, 12 + 20 + 4,
+	  IRN_RX_BAD_EXT },
+	{ "ud_send_ext", IB_OPCODE_UD_SEND_ONLY, true, true,
+	  12 + 8 + 20 + 4, IRN_RX_BAD_EXT },
+};
+
+static void irn_test_hdr_irn_ext(struct kunit *test)
+{
+	u8 *buf = kunit_kzalloc(test, 2048, GFP_KERNEL);
+	struct irn_pkt pkt;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < ARRAY_SIZE(irn_ext_cases); i++) {
+		struct irn_bth_fields f = {
+			.opcode = irn_ext_cases[i].opcode,
+			.irn_cap = irn_ext_cases[i].cap,
+			.irn_ext = irn_ext_cases[i].ext,
+			.qpn = 0x17,
+		};
+		struct irn_bth_fields out;
+
+		irn_bth_encode((struct irn_bth *)buf, &f);
+		irn_bth_decode((struct irn_bth *)buf, &out);
+		KUNIT_EXPECT_EQ(test, out.qpn, 0x17U);
+		KUNIT_EXPECT_EQ(test, out.irn_cap, f.irn_cap);
+		KUNIT_EXPECT_EQ(test, out.irn_ext, f.irn_ext);
+		memset(&pkt, 0, sizeof(pkt));
+		KUNIT_EXPECT_EQ_MSG(test, irn_hdr_parse(&pkt, buf,
+							irn_ext_cases[i].len),
+				    irn_ext_cases[i].verdict, "%s",
+				    irn_ext_cases[i].name);
+		if (irn_ext_cases[i].verdict != IRN_RX_OK)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, pkt.ext_off, irn_ext_cases[i].ext_off,
+				    "%s", irn_ext_cases[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, pkt.hdr_len, irn_ext_cases[i].hdr_len,
+				    "%s", irn_ext_cases[i].name);
+		KUNIT_EXPECT_EQ(test, pkt.irn_cap, f.irn_cap);
+		KUNIT_EXPECT_EQ(test, irn_bth_hdr_len((struct irn_bth *)buf),
+				(unsigned int)irn_ext_cases[i].hdr_len);
+	}
+	/* The ICRC-masked byte is where both bits live. */
+	KUNIT_EXPECT_EQ(test, IRN_BTH_IRN_CAP & ~IRN_BTH_RESV8A_MASK, 0U);
+	KUNIT_EXPECT_EQ(test, IRN_BTH_IRN_EXT & ~IRN_BTH_RESV8A_MASK, 0U);
+	KUNIT_EXPECT_EQ(test, sizeof(struct irn_ixth), 20U);
+	KUNIT_EXPECT_EQ(test, sizeof(struct irn_sackh), 36U);
+}
+
 /* Extended headers are found where IBTA puts them, whatever else is there. */
 static void irn_test_hdr_offsets(struct kunit *test)
 {
@@ -231,6 +308,7 @@ static struct kunit_case irn_hdr_cases[] = {
 	KUNIT_CASE(irn_test_bth_encode_truncates),
 	KUNIT_CASE_PARAM(irn_test_hdr_parse, parse_gen_params),
 	KUNIT_CASE(irn_test_hdr_offsets),
+	KUNIT_CASE(irn_test_hdr_irn_ext),
 	KUNIT_CASE(irn_test_opcode_table_sane),
 	{}
 };

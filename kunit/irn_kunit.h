@@ -11,5 +11,7 @@ extern struct kunit_suite irn_psn_suite;
 extern struct kunit_suite irn_hdr_suite;
 extern struct kunit_suite irn_icrc_suite;
 extern struct kunit_suite irn_flow_suite;
+extern struct kunit_suite irn_sb_suite;
+extern struct kunit_suite irn_rxwin_suite;
 
 #endif /* _IRN_KUNIT_H */

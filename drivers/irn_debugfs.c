@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * debugfs: /sys/kernel/debug/irn/DEV/
+ *
+ *   mode          auto | gbn | irn, for QPs created from now on
+ *   cap           packets in flight per QP (BDP-FC), IRN_CAP_MIN..MAX
+ *   rto_low_us    floor of IRN's short retransmission timeout
+ *   rto_high_us   floor of IRN's long retransmission timeout
+ *   qps           one line per QP: mode, una/nxt, cap, scoreboard and
+ *                 receiver-window occupancy, RTT estimate
+ *
+ * The RDMA netlink interface has no driver parameters in Linux 6.1 and
+ * sysfs device groups are closed to new drivers, so the knobs live here.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
+
+#include "irn_debugfs.h"
+#include "irn_dev.h"
+#include "irn_qp.h"
+#include "irn_tunables.h"
+
+static struct dentry *irn_debugfs_root;
+
+static ssize_t mode_read(struct file *file, char __user *buf, size_t len,
+			 loff_t *ppos)
+{
+	struct irn_dev *dev = file->private_data;
+	char out[8];
+	int n;
+
+	n = scnprintf(out, sizeof(out), "%s\n",
+		      irn_mode_name(READ_ONCE(dev->tun.mode)));
+	return simple_read_from_buffer(buf, len, ppos, out, n);
+}
+
+static ssize_t mode_write(struct file *file, const char __user *buf,
+			  size_t len, loff_t *ppos)
+{
+	struct irn_dev *dev = file->private_data;
+	char in[8] = {};
+	int mode;
+
+	if (len >= sizeof(in))
+		return -EINVAL;
+	if (copy_from_user(in, buf, len))
+		return -EFAULT;
+	mode = irn_mode_parse(in);
+	if (mode < 0)
+		return mode;
+	WRITE_ONCE(dev->tun.mode, mode);
+	return len;
+}
+
+static const struct file_operations mode_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= mode_read,
+	.write	= mode_write,
+	.llseek	= default_llseek,
+};
+
+static int cap_set(void *data, u64 val)
+{
+	struct irn_dev *dev = data;
+
+	if (val < IRN_CAP_MIN || val > IRN_CAP_MAX)
+		return -ERANGE;
+	WRITE_ONCE(dev->tun.cap, val);
+	return 0;
+}
+
+static int cap_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(((struct irn_dev *)data)->tun.cap);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(cap_fops, cap_get, cap_set, "%llu\n");
+
+static const char * const state_names[] = {
+	[IB_QPS_RESET]	= "RESET",
+	[IB_QPS_INIT]	= "INIT",
+	[IB_QPS_RTR]	= "RTR",
+	[IB_QPS_RTS]	= "RTS",
+	[IB_QPS_SQD]	= "SQD",
+	[IB_QPS_SQE]	= "SQE",
+	[IB_QPS_ERR]	= "ERR",
+};
+
+static void show_qp(struct seq_file *m, struct irn_qp *qp)
+{
+	struct irn_sb *sb = &qp->irn.sb;
+
+	seq_printf(m, "%6u %-4s %-3s %5s %8u %8u %4u",
+		   irn_qp_num(qp), irn_mode_name(qp->irn.mode),
+		   irn_qp_irn_on(qp) ? "on" : "off",
+		   state_names[irn_qp_state(qp)],
+		   READ_ONCE(qp->comp.psn), READ_ONCE(qp->req.psn),
+		   qp->flow.cap);
+	if (sb->got) {
+		spin_lock_bh(&qp->irn.sb_lock);
+		seq_printf(m, " %5u %3s", irn_sb_weight(sb),
+			   sb->in_recovery ? "yes" : "no");
+		spin_unlock_bh(&qp->irn.sb_lock);
+	} else {
+		seq_puts(m, "     -   -");
+	}
+	seq_printf(m, " %8u %5u %8llu %8llu\n", READ_ONCE(qp->resp.epsn),
+		   READ_ONCE(qp->resp.win.placed),
+		   READ_ONCE(qp->flow.srtt_ns) / NSEC_PER_USEC,
+		   READ_ONCE(qp->flow.rttvar_ns) / NSEC_PER_USEC);
+}
+
+static int qps_show(struct seq_file *m, void *unused)
+{
+	struct irn_dev *dev = m->private;
+	struct irn_qp *qp;
+	unsigned long qpn;
+
+	seq_puts(m, "   qpn mode irn state      una      nxt  cap  sack recov     epsn   ooo  srtt_us rttvar_us\n");
+	/* A QP leaves the table and an RCU grace period before it is freed. */
+	rcu_read_lock();
+	xa_for_each(&dev->qps, qpn, qp)
+		show_qp(m, qp);
+	rcu_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(qps);
+
+/**
+ * irn_debugfs_add_dev() - create a device's directory
+ * @dev: registered device
+ *
+ * Failures are ignored, as debugfs wants.
+ *
+ * Context: process context.
+ */
+void irn_debugfs_add_dev(struct irn_dev *dev)
+{
+	struct dentry *d;
+
+	d = debugfs_create_dir(dev_name(&dev->ib_dev.dev), irn_debugfs_root);
+	dev->debugfs = d;
+	debugfs_create_file("mode", 0600, d, dev, &mode_fops);
+	debugfs_create_file_unsafe("cap", 0600, d, dev, &cap_fops);
+	debugfs_create_u32("rto_low_us", 0600, d, &dev->tun.rto_low_us);
+	debugfs_create_u32("rto_high_us", 0600, d, &dev->tun.rto_high_us);
+	debugfs_create_file("qps", 0400, d, dev, &qps_fops);
+}
+
+/**
+ * irn_debugfs_remove_dev() - remove a device's directory
+ * @dev: device
+ *
+ * Waits for open files' operations to finish.
+ *
+ * Context: process context.
+ */
+void irn_debugfs_remove_dev(struct irn_dev *dev)
+{
+	debugfs_remove_recursive(dev->debugfs);
+	dev->debugfs = NULL;
+}
+
+/**
+ * irn_debugfs_init() - create /sys/kernel/debug/irn
+ *
+ * Context: module init.
+ */
+void irn_debugfs_init(void)
+{
+	irn_debugfs_root = debugfs_create_dir("irn", NULL);
+}
+
+/**
+ * irn_debugfs_exit() - remove /sys/kernel/debug/irn
+ *
+ * Context: module exit, after every device is gone.
+ */
+void irn_debugfs_exit(void)
+{
+	debugfs_remove_recursive(irn_debugfs_root);
+}

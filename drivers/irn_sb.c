@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Sender scoreboard; see include/irn_sb.h.
+ */
+
+#include <linux/bitmap.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+
+#include "irn_psn.h"
+#include "irn_sb.h"
+
+static u32 bit(const struct irn_sb *sb, u32 psn)
+{
+	return psn & (sb->size - 1);
+}
+
+static bool tracked(const struct irn_sb *sb, u32 psn)
+{
+	return irn_psn_in_window(psn, sb->una, sb->size);
+}
+
+/**
+ * irn_sb_init() - allocate a scoreboard
+ * @sb: scoreboard
+ * @size: PSNs to track, rounded up to a power of two
+ * @gfp: allocation flags
+ *
+ * Context: any; may sleep if @gfp allows.
+ * Return: 0 or -ENOMEM.
+ */
+int irn_sb_init(struct irn_sb *sb, u32 size, gfp_t gfp)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->size = roundup_pow_of_two(max(size, 64U));
+	sb->got = bitmap_zalloc(sb->size, gfp);
+	sb->resent = bitmap_zalloc(sb->size, gfp);
+	if (!sb->got || !sb->resent) {
+		irn_sb_free(sb);
+		return -ENOMEM;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_init);
+
+/**
+ * irn_sb_free() - free a scoreboard's bitmaps
+ * @sb: scoreboard, possibly never initialised past the memset
+ *
+ * Context: any.
+ */
+void irn_sb_free(struct irn_sb *sb)
+{
+	bitmap_free(sb->got);
+	bitmap_free(sb->resent);
+	sb->got = NULL;
+	sb->resent = NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_free);
+
+/**
+ * irn_sb_reset() - forget everything; nothing is in flight before @psn
+ * @sb: scoreboard
+ * @psn: next PSN to send
+ *
+ * Context: any.
+ */
+void irn_sb_reset(struct irn_sb *sb, u32 psn)
+{
+	bitmap_zero(sb->got, sb->size);
+	bitmap_zero(sb->resent, sb->size);
+	sb->una = psn;
+	sb->high = psn;
+	sb->lost_until = psn;
+	sb->cursor = psn;
+	sb->recover = psn;
+	sb->in_recovery = false;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_reset);
+
+/**
+ * irn_sb_mark() - a PSN was delivered
+ * @sb: scoreboard
+ * @psn: the PSN; ignored outside [una, una + size)
+ *
+ * Context: the completer, under the QP's scoreboard lock.
+ * Return: true if it was not known to be delivered before.
+ */
+bool irn_sb_mark(struct irn_sb *sb, u32 psn)
+{
+	if (!tracked(sb, psn) || test_bit(bit(sb, psn), sb->got))
+		return false;
+	__set_bit(bit(sb, psn), sb->got);
+	if (!irn_psn_before(psn, sb->high))
+		sb->high = irn_psn_add(psn, 1);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark);
+
+/**
+ * irn_sb_test() - is a PSN known to be delivered
+ * @sb: scoreboard
+ * @psn: the PSN
+ *
+ * Context: under the QP's scoreboard lock.
+ * Return: true if delivered (everything before una counts as delivered).
+ */
+bool irn_sb_test(const struct irn_sb *sb, u32 psn)
+{
+	if (irn_psn_before(psn, sb->una))
+		return true;
+	return tracked(sb, psn) && test_bit(bit(sb, psn), sb->got);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_test);
+
+/**
+ * irn_sb_first_missing() - the end of the delivered run that starts at una
+ * @sb: scoreboard
+ *
+ * Context: under the QP's scoreboard lock.
+ * Return: the oldest PSN not delivered, at or after una.
+ */
+u32 irn_sb_first_missing(const struct irn_sb *sb)
+{
+	u32 psn = sb->una;
+
+	while (irn_psn_before(psn, sb->high) && irn_sb_test(sb, psn))
+		psn = irn_psn_add(psn, 1);
+	return psn;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_first_missing);
+
+/**
+ * irn_sb_advance() - move the cumulative point
+ * @sb: scoreboard
+ * @psn: new una; PSNs before it are delivered and forgotten
+ *
+ * Ends the recovery episode once @psn reaches its recovery point.
+ *
+ * Context: the completer, under the QP's scoreboard lock.
+ */
+void irn_sb_advance(struct irn_sb *sb, u32 psn)
+{
+	while (irn_psn_before(sb->una, psn)) {
+		__clear_bit(bit(sb, sb->una), sb->got);
+		__clear_bit(bit(sb, sb->una), sb->resent);
+		sb->una = irn_psn_add(sb->una, 1);
+	}
+	if (irn_psn_before(sb->high, sb->una))
+		sb->high = sb->una;
+	if (irn_psn_before(sb->lost_until, sb->una))
+		sb->lost_until = sb->una;
+	if (irn_psn_before(sb->cursor, sb->una))
+		sb->cursor = sb->una;
+	if (sb->in_recovery && !irn_psn_before(sb->una, sb->recover))
+		sb->in_recovery = false;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_advance);
+
+/**
+ * irn_sb_lost() - is a PSN considered lost
+ * @sb: scoreboard
+ * @psn: the PSN
+ *
+ * Context: under the QP's scoreboard lock.
+ * Return: true if not delivered and either timed out or passed by more than
+ * IRN_SB_DUPTHRESH delivered PSNs.
+ */
+bool irn_sb_lost(const struct irn_sb *sb, u32 psn)
+{
+	if (irn_sb_test(sb, psn))
+		return false;
+	return irn_psn_before(psn, sb->lost_until) ||
+	       irn_psn_diff(sb->high, psn) > IRN_SB_DUPTHRESH;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_lost);
+
+/**
+ * irn_sb_next_lost() - the next PSN to retransmit
+ * @sb: scoreboard
+ * @psn: set to the PSN when there is one
+ *
+ * Lost PSNs come out in ascending order, each once per episode (the caller
+ * marks what it resent with irn_sb_mark_resent()).  Losses are monotone (a
+ * PSN before a lost one is lost too, unless delivered), so the scan stops
+ * at the first PSN that is neither delivered, resent nor lost.
+ *
+ * Context: under the QP's scoreboard lock.
+ * Return: true if @psn is due for retransmission.
+ */
+bool irn_sb_next_lost(struct irn_sb *sb, u32 *psn)
+{
+	u32 end = irn_psn_after(sb->lost_until, sb->high) ? sb->lost_until :
+							    sb->high;
+	u32 p;
+
+	for (p = sb->cursor; irn_psn_before(p, end); p = irn_psn_add(p, 1)) {
+		if (irn_sb_test(sb, p) || test_bit(bit(sb, p), sb->resent))
+			continue;
+		sb->cursor = p;
+		if (!irn_sb_lost(sb, p))
+			return false;
+		*psn = p;
+		return true;
+	}
+	sb->cursor = p;
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_next_lost);
+
+/**
+ * irn_sb_mark_resent() - PSNs went out again in this episode
+ * @sb: scoreboard
+ * @psn: first of them
+ * @n: how many (a re-requested read covers several)
+ *
+ * Context: the requester, under the QP's scoreboard lock.
+ */
+void irn_sb_mark_resent(struct irn_sb *sb, u32 psn, u32 n)
+{
+	for (; n; n--, psn = irn_psn_add(psn, 1))
+		if (tracked(sb, psn))
+			__set_bit(bit(sb, psn), sb->resent);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark_resent);
+
+/**
+ * irn_sb_start_recovery() - open an episode if something is lost
+ * @sb: scoreboard
+ * @nxt: next new PSN the requester would send: the recovery point
+ *
+ * Context: the completer, under the QP's scoreboard lock.
+ * Return: true if a new episode began.
+ */
+bool irn_sb_start_recovery(struct irn_sb *sb, u32 nxt)
+{
+	if (sb->in_recovery || !irn_sb_lost(sb, irn_sb_first_missing(sb)))
+		return false;
+	sb->in_recovery = true;
+	sb->recover = nxt;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_start_recovery);
+
+/**
+ * irn_sb_timeout() - the retransmission timer expired
+ * @sb: scoreboard
+ * @nxt: next new PSN the requester would send
+ *
+ * A new episode starts from una, in which what was already resent may be
+ * resent again.  With IRN_SB_TAIL packets in flight or fewer (a tail, too
+ * short for later packets to reveal its losses) all of them are lost;
+ * otherwise the oldest and every hole before the highest delivered PSN
+ * are, and the rest is left to the acknowledgements that follow.
+ *
+ * Context: the completer, under the QP's scoreboard lock.
+ */
+void irn_sb_timeout(struct irn_sb *sb, u32 nxt)
+{
+	bitmap_zero(sb->resent, sb->size);
+	if (irn_psn_diff(nxt, sb->una) <= IRN_SB_TAIL)
+		sb->lost_until = nxt;
+	else if (irn_psn_after(sb->high, sb->una))
+		sb->lost_until = sb->high;
+	else
+		sb->lost_until = irn_psn_add(sb->una, 1);
+	sb->cursor = sb->una;
+	sb->in_recovery = true;
+	sb->recover = nxt;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_timeout);
+
+/**
+ * irn_sb_weight() - PSNs after una known to be delivered
+ * @sb: scoreboard
+ *
+ * Context: under the QP's scoreboard lock; for debugfs.
+ * Return: the count.
+ */
+u32 irn_sb_weight(const struct irn_sb *sb)
+{
+	return bitmap_weight(sb->got, sb->size);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_weight);

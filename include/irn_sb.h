@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Sender scoreboard: which PSNs in flight have been delivered, which are
+ * lost, and which have been retransmitted in the current recovery episode.
+ *
+ * Pure bookkeeping over a circular bitmap indexed by PSN, tested by KUnit;
+ * the completer feeds it (cumulative and selective acknowledgements, read
+ * responses, timeouts) and the requester asks it what to resend.
+ *
+ * A PSN is lost when it is not delivered and either a timeout declared it
+ * so or more than IRN_SB_DUPTHRESH PSNs after it have been delivered (mild
+ * reordering does not trigger a retransmission).  Lost PSNs are resent in
+ * ascending order, the oldest unacknowledged first, each once per episode;
+ * an episode ends when the cumulative point passes the PSN that was next
+ * to send when it began.
+ */
+#ifndef _IRN_SB_H
+#define _IRN_SB_H
+
+#include <linux/types.h>
+
+#define IRN_SB_DUPTHRESH	3
+#define IRN_SB_TAIL		3
+
+/**
+ * struct irn_sb - scoreboard of one QP
+ * @size: PSNs tracked from @una on, a power of two
+ * @una: oldest PSN not delivered
+ * @high: one past the highest PSN delivered, or @una
+ * @lost_until: PSNs before this are lost (set by a timeout)
+ * @cursor: no retransmission is due before this PSN
+ * @recover: the episode ends when @una reaches this
+ * @in_recovery: an episode is running
+ * @got: delivered PSNs
+ * @resent: PSNs retransmitted in this episode
+ */
+struct irn_sb {
+	u32		size;
+	u32		una;
+	u32		high;
+	u32		lost_until;
+	u32		cursor;
+	u32		recover;
+	bool		in_recovery;
+	unsigned long	*got;
+	unsigned long	*resent;
+};
+
+int irn_sb_init(struct irn_sb *sb, u32 size, gfp_t gfp);
+void irn_sb_free(struct irn_sb *sb);
+void irn_sb_reset(struct irn_sb *sb, u32 psn);
+bool irn_sb_mark(struct irn_sb *sb, u32 psn);
+bool irn_sb_test(const struct irn_sb *sb, u32 psn);
+u32 irn_sb_first_missing(const struct irn_sb *sb);
+void irn_sb_advance(struct irn_sb *sb, u32 psn);
+bool irn_sb_lost(const struct irn_sb *sb, u32 psn);
+bool irn_sb_next_lost(struct irn_sb *sb, u32 *psn);
+void irn_sb_mark_resent(struct irn_sb *sb, u32 psn, u32 n);
+bool irn_sb_start_recovery(struct irn_sb *sb, u32 nxt);
+void irn_sb_timeout(struct irn_sb *sb, u32 nxt);
+u32 irn_sb_weight(const struct irn_sb *sb);
+
+#endif /* _IRN_SB_H */

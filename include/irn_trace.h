@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Tracepoints for IRN's loss-recovery decisions:
+ *
+ *   perf trace -e 'irn:*'   or   /sys/kernel/tracing/events/irn/
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM irn
+
+#if !defined(_IRN_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _IRN_TRACE_H
+
+#include <linux/tracepoint.h>
+
+/* The requester resent @pkts PSNs from @psn (a read re-request spans many). */
+TRACE_EVENT(irn_retransmit,
+	TP_PROTO(u32 qpn, u32 psn, u32 pkts, u32 una, u32 nxt),
+	TP_ARGS(qpn, psn, pkts, una, nxt),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__field(u32, psn)
+		__field(u32, pkts)
+		__field(u32, una)
+		__field(u32, nxt)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__entry->psn = psn;
+		__entry->pkts = pkts;
+		__entry->una = una;
+		__entry->nxt = nxt;
+	),
+	TP_printk("qpn=%u psn=%u pkts=%u una=%u nxt=%u", __entry->qpn,
+		  __entry->psn, __entry->pkts, __entry->una, __entry->nxt)
+);
+
+/*
+ * The completer declared losses: @why is "sack" (dup-threshold passed),
+ * "rto_short" or "rto_long" (timer expired).
+ */
+TRACE_EVENT(irn_recovery,
+	TP_PROTO(u32 qpn, const char *why, u32 una, u32 high, u32 nxt),
+	TP_ARGS(qpn, why, una, high, nxt),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__string(why, why)
+		__field(u32, una)
+		__field(u32, high)
+		__field(u32, nxt)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__assign_str(why, why);
+		__entry->una = una;
+		__entry->high = high;
+		__entry->nxt = nxt;
+	),
+	TP_printk("qpn=%u why=%s una=%u high=%u nxt=%u", __entry->qpn,
+		  __get_str(why), __entry->una, __entry->high, __entry->nxt)
+);
+
+/* The responder placed a request @ahead PSNs after the expected one. */
+TRACE_EVENT(irn_ooo_placed,
+	TP_PROTO(u32 qpn, u32 psn, u32 ahead),
+	TP_ARGS(qpn, psn, ahead),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__field(u32, psn)
+		__field(u32, ahead)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__entry->psn = psn;
+		__entry->ahead = ahead;
+	),
+	TP_printk("qpn=%u psn=%u ahead=%u", __entry->qpn, __entry->psn,
+		  __entry->ahead)
+);
+
+#endif /* _IRN_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE irn_trace
+#include <trace/define_trace.h>

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Receiver window: placement bookkeeping, SACK bits and in-order
+ * completion whatever the arrival order.
+ */
+
+#include <kunit/test.h>
+
+#include "irn_hdr.h"
+#include "irn_kunit.h"
+#include "irn_psn.h"
+#include "irn_rxwin.h"
+
+static void irn_test_rxwin_classify(struct kunit *test)
+{
+	struct irn_rx_slot slot = { .len = 7 };
+	struct irn_rxwin w;
+	u32 epsn = IRN_PSN_MASK;	/* straddles the wrap */
+
+	KUNIT_ASSERT_EQ(test, irn_rxwin_init(&w, 1024, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, irn_rxwin_check(&w, epsn, epsn), IRN_RXW_NEW);
+	KUNIT_EXPECT_EQ(test, irn_rxwin_check(&w, epsn, irn_psn_add(epsn, 1023)),
+			IRN_RXW_NEW);
+	KUNIT_EXPECT_EQ(test, irn_rxwin_check(&w, epsn, irn_psn_add(epsn, 1024)),
+			IRN_RXW_OUTSIDE);
+	irn_rxwin_put(&w, 2, &slot);
+	KUNIT_EXPECT_EQ(test, irn_rxwin_check(&w, epsn, 2), IRN_RXW_DUP);
+	KUNIT_EXPECT_EQ(test, w.placed, 1U);
+	KUNIT_EXPECT_FALSE(test, irn_rxwin_pop(&w, epsn, &slot));
+	irn_rxwin_free(&w);
+}
+
+static void irn_test_rxwin_sack_bits(struct kunit *test)
+{
+	struct irn_rx_slot slot = {};
+	u32 bits[IRN_SACK_BITS / 32];
+	struct irn_rxwin w;
+
+	KUNIT_ASSERT_EQ(test, irn_rxwin_init(&w, 512, GFP_KERNEL), 0);
+	irn_rxwin_put(&w, 12, &slot);
+	irn_rxwin_put(&w, 15, &slot);
+	irn_rxwin_put(&w, 10 + 1 + 40, &slot);
+	irn_rxwin_put(&w, 10 + 1 + 255, &slot);
+	irn_rxwin_put(&w, 10 + 1 + 256, &slot);	/* beyond what a SACK says */
+	irn_rxwin_sack(&w, 10, bits);
+	KUNIT_EXPECT_EQ(test, bits[0], (u32)(BIT(1) | BIT(4)));
+	KUNIT_EXPECT_EQ(test, bits[1], (u32)BIT(8));
+	KUNIT_EXPECT_EQ(test, bits[7], (u32)BIT(31));
+	KUNIT_EXPECT_EQ(test, bits[2] | bits[3] | bits[4] | bits[5] | bits[6],
+			0U);
+	irn_rxwin_free(&w);
+}
+
+/*
+ * Four messages of 3, 1, 4 and 2 packets arrive in a scrambled order; the
+ * drain after each arrival must complete messages in order, each exactly
+ * when it and every earlier one has fully arrived.
+ */
+static const u8 msg_len[] = { 3, 1, 4, 2 };
+static const u8 arrival[][10] = {
+	{ 9, 8, 7, 6, 5, 4, 3, 2, 1, 0 },
+	{ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 },
+	{ 3, 0, 5, 1, 9, 2, 4, 8, 6, 7 },
+	{ 1, 2, 0, 4, 5, 6, 3, 8, 7, 9 },
+};
+
+static void irn_test_rxwin_in_order_completion(struct kunit *test)
+{
+	struct irn_rx_slot slot;
+	struct irn_rxwin w;
+	bool arrived[10];
+	u32 a, i, m, psn, epsn, done, base = IRN_PSN_MASK - 4;
+
+	KUNIT_ASSERT_EQ(test, irn_rxwin_init(&w, 64, GFP_KERNEL), 0);
+	for (a = 0; a < ARRAY_SIZE(arrival); a++) {
+		irn_rxwin_reset(&w);
+		memset(arrived, 0, sizeof(arrived));
+		epsn = base;
+		done = 0;
+		for (i = 0; i < 10; i++) {
+			u32 p = arrival[a][i], first = 0, complete = 0;
+
+			/* message of packet p, and its slot */
+			for (m = 0; p >= first + msg_len[m]; m++)
+				first += msg_len[m];
+			slot = (struct irn_rx_slot) {
+				.flags = p == first + msg_len[m] - 1 ?
+					 IRN_RX_LAST | IRN_RX_RECV : 0,
+				.rsn = m,
+			};
+			irn_rxwin_put(&w, irn_psn_add(base, p), &slot);
+			arrived[p] = true;
+			while (irn_rxwin_pop(&w, epsn, &slot)) {
+				epsn = irn_psn_add(epsn, 1);
+				if (slot.flags & IRN_RX_LAST) {
+					KUNIT_EXPECT_EQ(test, slot.rsn, done);
+					done++;
+				}
+			}
+			/* what should be complete: the in-order prefix */
+			for (psn = 0, first = 0, m = 0; m < ARRAY_SIZE(msg_len);
+			     first += msg_len[m++]) {
+				for (psn = first; psn < first + msg_len[m] &&
+				     arrived[psn]; psn++)
+					;
+				if (psn < first + msg_len[m])
+					break;
+				complete++;
+			}
+			KUNIT_EXPECT_EQ_MSG(test, done, complete,
+					    "order %u after %u arrivals", a,
+					    i + 1);
+		}
+		KUNIT_EXPECT_EQ(test, epsn, irn_psn_add(base, 10));
+		KUNIT_EXPECT_EQ(test, w.placed, 0U);
+	}
+	irn_rxwin_free(&w);
+}
+
+static struct kunit_case irn_rxwin_cases[] = {
+	KUNIT_CASE(irn_test_rxwin_classify),
+	KUNIT_CASE(irn_test_rxwin_sack_bits),
+	KUNIT_CASE(irn_test_rxwin_in_order_completion),
+	{}
+};
+
+struct kunit_suite irn_rxwin_suite = {
+	.name = "irn_rxwin",
+	.test_cases = irn_rxwin_cases,
+};

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Sender scoreboard: loss-recovery decisions for scripted sequences of
+ * acknowledgements, selective acknowledgements and timeouts.  Every script
+ * runs twice: at PSN 100 and straddling the 24-bit wrap.
+ */
+
+#include <kunit/test.h>
+
+#include "irn_kunit.h"
+#include "irn_psn.h"
+#include "irn_sb.h"
+
+enum sb_op {
+	END,
+	MARK,		/* PSN delivered */
+	ADVANCE,	/* cumulative point moves to PSN */
+	LOST,		/* next retransmission is PSN; mark it resent */
+	NONE,		/* no retransmission due */
+	RECOVER,	/* a new episode starts, recovery point PSN */
+	NORECOVER,	/* no new episode */
+	TIMEOUT,	/* timer fired, next new PSN is PSN */
+	FIRST,		/* first missing PSN is PSN */
+	INREC,		/* in recovery: n */
+	ISLOST,		/* irn_sb_lost(PSN) == n */
+};
+
+struct sb_step {
+	enum sb_op	op;
+	u32		psn;	/* offset from the script's start */
+	u32		n;
+};
+
+struct sb_script {
+	const char	*name;
+	struct sb_step	steps[24];
+};
+
+static const struct sb_script scripts[] = {
+	{ "dupthresh_single_loss", {
+		{ MARK, 1 }, { MARK, 2 }, { ISLOST, 0, 0 }, { NONE },
+		{ NORECOVER, 5 },
+		{ MARK, 3 }, { ISLOST, 0, 1 }, { RECOVER, 5 }, { LOST, 0 },
+		{ NONE }, { MARK, 0 }, { FIRST, 4 }, { ADVANCE, 4 },
+		{ INREC, 0, 1 }, { ADVANCE, 5 }, { INREC, 0, 0 } } },
+	{ "reorder_below_threshold", {
+		{ MARK, 2 }, { MARK, 1 }, { NONE }, { MARK, 0 }, { FIRST, 3 },
+		{ NORECOVER, 3 } } },
+	{ "holes_resent_ascending", {
+		{ MARK, 2 }, { MARK, 4 }, { MARK, 5 }, { MARK, 6 },
+		{ MARK, 7 }, { RECOVER, 8 }, { LOST, 0 }, { LOST, 1 },
+		{ LOST, 3 }, { NONE }, { FIRST, 0 } } },
+	{ "once_per_episode", {
+		{ MARK, 1 }, { MARK, 2 }, { MARK, 3 }, { MARK, 4 },
+		{ RECOVER, 5 }, { LOST, 0 }, { NONE }, { MARK, 6 },
+		{ NONE }, { NORECOVER, 7 } } },
+	{ "later_loss_in_same_episode", {
+		{ MARK, 1 }, { MARK, 2 }, { MARK, 3 }, { MARK, 4 },
+		{ RECOVER, 10 }, { LOST, 0 }, { NONE },
+		{ MARK, 6 }, { MARK, 7 }, { MARK, 8 }, { MARK, 9 },
+		{ LOST, 5 }, { NONE } } },
+	{ "timeout_resends_holes_below_high", {
+		{ MARK, 2 }, { NONE }, { TIMEOUT, 8 }, { INREC, 0, 1 },
+		{ LOST, 0 }, { LOST, 1 }, { NONE }, { ISLOST, 3, 0 } } },
+	{ "timeout_resends_una_without_news", {
+		{ TIMEOUT, 8 }, { LOST, 0 }, { NONE } } },
+	{ "timeout_resends_whole_tail", {
+		{ MARK, 1 }, { TIMEOUT, 3 }, { LOST, 0 }, { LOST, 2 },
+		{ NONE } } },
+	{ "timeout_after_resend_rearms", {
+		{ MARK, 1 }, { MARK, 2 }, { MARK, 3 }, { MARK, 4 },
+		{ RECOVER, 5 }, { LOST, 0 }, { NONE }, { TIMEOUT, 5 },
+		{ LOST, 0 }, { NONE } } },
+	{ "tail_loss_needs_timer", {
+		{ MARK, 0 }, { MARK, 1 }, { ADVANCE, 2 }, { NONE },
+		{ ISLOST, 2, 0 }, { TIMEOUT, 3 }, { LOST, 2 }, { NONE },
+		{ MARK, 2 }, { FIRST, 3 } } },
+	{ "outside_window_ignored", {
+		{ MARK, 4096 }, { FIRST, 0 }, { NONE }, { MARK, 0 },
+		{ FIRST, 1 } } },
+	{ "advance_forgets", {
+		{ MARK, 3 }, { MARK, 4 }, { MARK, 5 }, { MARK, 6 },
+		{ ADVANCE, 7 }, { FIRST, 7 }, { NONE }, { ISLOST, 7, 0 } } },
+};
+
+struct sb_param {
+	const struct sb_script	*script;
+	u32			start;
+};
+
+static struct sb_param sb_params[ARRAY_SIZE(scripts) * 2];
+
+static const void *sb_gen_params(const void *prev, char *desc)
+{
+	const struct sb_param *p = prev;
+	size_t i = p ? p - sb_params + 1 : 0;
+
+	if (i >= ARRAY_SIZE(sb_params))
+		return NULL;
+	sb_params[i].script = &scripts[i / 2];
+	sb_params[i].start = i % 2 ? IRN_PSN_MASK - 2 : 100;
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s@%#x",
+		 sb_params[i].script->name, sb_params[i].start);
+	return &sb_params[i];
+}
+
+static void irn_test_sb_script(struct kunit *test)
+{
+	const struct sb_param *p = test->param_value;
+	const struct sb_step *s;
+	struct irn_sb sb;
+	u32 psn;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, irn_sb_init(&sb, 256, GFP_KERNEL), 0);
+	irn_sb_reset(&sb, p->start);
+	for (i = 0, s = p->script->steps; s->op != END; i++, s++) {
+		u32 at = irn_psn_add(p->start, s->psn);
+
+		switch (s->op) {
+		case MARK:
+			irn_sb_mark(&sb, at);
+			break;
+		case ADVANCE:
+			irn_sb_advance(&sb, at);
+			break;
+		case LOST:
+			KUNIT_ASSERT_TRUE_MSG(test, irn_sb_next_lost(&sb, &psn),
+					      "step %d", i);
+			KUNIT_EXPECT_EQ_MSG(test, psn, at, "step %d", i);
+			irn_sb_mark_resent(&sb, psn, 1);
+			break;
+		case NONE:
+			KUNIT_EXPECT_FALSE_MSG(test,
+					       irn_sb_next_lost(&sb, &psn),
+					       "step %d psn %#x", i, psn);
+			break;
+		case RECOVER:
+			KUNIT_EXPECT_TRUE_MSG(test,
+					      irn_sb_start_recovery(&sb, at),
+					      "step %d", i);
+			break;
+		case NORECOVER:
+			KUNIT_EXPECT_FALSE_MSG(test,
+					       irn_sb_start_recovery(&sb, at),
+					       "step %d", i);
+			break;
+		case TIMEOUT:
+			irn_sb_timeout(&sb, at);
+			break;
+		case FIRST:
+			KUNIT_EXPECT_EQ_MSG(test, irn_sb_first_missing(&sb), at,
+					    "step %d", i);
+			break;
+		case INREC:
+			KUNIT_EXPECT_EQ_MSG(test, sb.in_recovery, !!s->n,
+					    "step %d", i);
+			break;
+		case ISLOST:
+			KUNIT_EXPECT_EQ_MSG(test, irn_sb_lost(&sb, at), !!s->n,
+					    "step %d", i);
+			break;
+		case END:
+			break;
+		}
+	}
+	irn_sb_free(&sb);
+}
+
+/* Delivered PSNs before una count as delivered; marks are idempotent. */
+static void irn_test_sb_mark_semantics(struct kunit *test)
+{
+	struct irn_sb sb;
+
+	KUNIT_ASSERT_EQ(test, irn_sb_init(&sb, 100, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, sb.size, 128U);
+	irn_sb_reset(&sb, 0);
+	KUNIT_EXPECT_TRUE(test, irn_sb_mark(&sb, 5));
+	KUNIT_EXPECT_FALSE(test, irn_sb_mark(&sb, 5));
+	KUNIT_EXPECT_EQ(test, irn_sb_weight(&sb), 1U);
+	irn_sb_advance(&sb, 10);
+	KUNIT_EXPECT_TRUE(test, irn_sb_test(&sb, 3));
+	KUNIT_EXPECT_FALSE(test, irn_sb_test(&sb, 10));
+	KUNIT_EXPECT_EQ(test, irn_sb_weight(&sb), 0U);
+	KUNIT_EXPECT_FALSE(test, irn_sb_mark(&sb, 9));
+	irn_sb_free(&sb);
+}
+
+static struct kunit_case irn_sb_cases[] = {
+	KUNIT_CASE_PARAM(irn_test_sb_script, sb_gen_params),
+	KUNIT_CASE(irn_test_sb_mark_semantics),
+	{}
+};
+
+struct kunit_suite irn_sb_suite = {
+	.name = "irn_sb",
+	.test_cases = irn_sb_cases,
+};
