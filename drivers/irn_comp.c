@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Completer: acknowledgements, read and atomic responses, timeouts.
+ * Completer: acknowledgments, read and atomic responses, timeouts.
  *
  * It retires send WQEs in order, writes their completions, and decides
  * retransmission.  Standard RoCEv2 recovery is go-back-N: a PSN sequence
  * NAK, an ACK that skips an unanswered read, a timeout or an RNR NAK makes
  * the requester resend everything from the oldest unacknowledged PSN.
  *
- * IRN recovery is selective: acknowledgements, selective acknowledgements
+ * IRN recovery is selective: acknowledgments, selective acknowledgments
  * and read or atomic responses mark PSNs delivered in the QP's scoreboard;
  * WQEs retire when all their PSNs and all before them are delivered; PSNs
  * the scoreboard finds lost are resent by the requester one by one.  The
@@ -294,10 +294,9 @@ static enum comp_state check_op(struct irn_qp *qp, struct sk_buff *skb,
 	return COMP_ACK;
 }
 
-
 /*
  * IRN bookkeeping.  A PSN is delivered when the responder has it (sends
- * and writes: cumulative or selective acknowledgement) or when its
+ * and writes: cumulative or selective acknowledgment) or when its
  * response is placed here (reads and atomics).
  */
 
@@ -374,11 +373,11 @@ static void mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 							      w->first_psn;
 		end = irn_psn_before(w->last_psn, sent) ? w->last_psn :
 							  irn_psn_add(sent, -1);
-		for (; !irn_psn_after(psn, end) &&
-		       irn_psn_in_window(psn, sb->una, sb->size);
-		     psn = irn_psn_add(psn, 1)) {
+		while (!irn_psn_after(psn, end) &&
+		       irn_psn_in_window(psn, sb->una, sb->size)) {
 			if (!irn_psn_after(psn, cum) || (sv && sacked(sv, psn)))
 				irn_sb_mark(sb, psn);
+			psn = irn_psn_add(psn, 1);
 		}
 	}
 }
@@ -429,6 +428,7 @@ static void irn_check_loss(struct irn_qp *qp, const char *why)
 	bool started;
 
 	spin_lock_bh(&qp->irn.sb_lock);
+	irn_sb_clock(sb, ktime_get_ns(), irn_flow_reorder_ns(&qp->flow));
 	started = irn_sb_start_recovery(sb, READ_ONCE(qp->req.psn));
 	if (started)
 		trace_irn_recovery(irn_qp_num(qp), why, sb->una, sb->high,

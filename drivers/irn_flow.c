@@ -113,7 +113,7 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_rto_ns);
  *
  * With IRN_FLOW_RTO_LOW_PKTS or fewer packets in flight no later packet
  * can reveal a loss, so a short timeout (srtt + 2 * rttvar) recovers the
- * tail; otherwise the selective acknowledgements do the work and the
+ * tail; otherwise the selective acknowledgments do the work and the
  * timeout is the usual srtt + 4 * rttvar.  Neither goes beyond 4T, the
  * longest IBTA allows; before the first RTT sample both are T.
  *
@@ -134,3 +134,20 @@ u64 irn_flow_irn_rto_ns(const struct irn_flow *f, u32 inflight,
 	return min(rto, 4 * ib_t_ns);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_irn_rto_ns);
+
+/**
+ * irn_flow_reorder_ns() - how late a packet may be before it counts as lost
+ * @f: flow state
+ *
+ * A packet overtaken by later ones is declared lost only once it was sent
+ * this long ago: 1.25 smoothed RTTs, by which time its acknowledgment
+ * would have come had it merely been reordered (RACK's RTT plus a quarter).
+ *
+ * Context: any.
+ * Return: the window in ns; 0 before the first RTT sample.
+ */
+u64 irn_flow_reorder_ns(const struct irn_flow *f)
+{
+	return f->srtt_ns + f->srtt_ns / 4;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_reorder_ns);

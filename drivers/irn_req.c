@@ -606,6 +606,13 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 	}
 	memset(skb->data + hdr_len + paylen, 0, pad);
 
+	if (irn) {
+		u32 n = read ? max_t(u32, DIV_ROUND_UP(chunk, qp->mtu), 1) : 1;
+
+		while (n--)
+			irn_sb_sent(&qp->irn.sb, irn_psn_add(pos->psn, n),
+				    ktime_get_ns());
+	}
 	if (pos->resend_pkts || irn_psn_before(pos->psn, qp->req.high)) {
 		w->resent = true;
 		irn_dev_count(qp->dev, IRN_CNT_RETX_PKTS);
@@ -668,7 +675,7 @@ static struct irn_swqe *wqe_of_psn(struct irn_qp *qp, u32 psn, u32 *index)
 }
 
 /* PSNs from @psn on, up to @max, not yet delivered. */
-static u32 missing_run(struct irn_qp *qp, u32 psn, u32 max)
+static u32 missing_run(struct irn_qp *qp, u32 psn, s32 max)
 {
 	u32 n = 1;
 
@@ -692,14 +699,17 @@ static enum req_state retransmit(struct irn_qp *qp)
 	    atomic_read(&qp->tx_inflight) >= IRN_TX_INFLIGHT)
 		return REQ_NEXT_WQE;
 	spin_lock_bh(&qp->irn.sb_lock);
+	irn_sb_clock(&qp->irn.sb, ktime_get_ns(), irn_flow_reorder_ns(&qp->flow));
 	lost = irn_sb_next_lost(&qp->irn.sb, &pos.psn);
 	if (lost) {
 		w = wqe_of_psn(qp, pos.psn, &pos.index);
 		/* A read's later chunks may not have been asked for yet. */
-		if (w && w->opcode == IB_WR_RDMA_READ)
-			pos.resend_pkts = missing_run(qp, pos.psn,
-					min(irn_psn_diff(w->last_psn, pos.psn) + 1,
-					    irn_psn_diff(qp->req.psn, pos.psn)));
+		if (w && w->opcode == IB_WR_RDMA_READ) {
+			s32 left = min(irn_psn_diff(w->last_psn, pos.psn) + 1,
+				       irn_psn_diff(qp->req.psn, pos.psn));
+
+			pos.resend_pkts = missing_run(qp, pos.psn, left);
+		}
 		irn_sb_mark_resent(&qp->irn.sb, pos.psn, pos.resend_pkts);
 	}
 	spin_unlock_bh(&qp->irn.sb_lock);

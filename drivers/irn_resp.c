@@ -568,7 +568,6 @@ static void finish_recv(struct irn_qp *qp, struct ib_wc *wc, bool se)
 		irn_qp_error(qp);
 }
 
-
 /*
  * IRN.  A request that cannot be executed: in order, it fails the QP as
  * in standard RoCEv2; early, it is dropped, and will be judged again when

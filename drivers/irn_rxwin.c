@@ -125,7 +125,7 @@ bool irn_rxwin_pop(struct irn_rxwin *w, u32 epsn, struct irn_rx_slot *slot)
 EXPORT_SYMBOL_IF_KUNIT(irn_rxwin_pop);
 
 /**
- * irn_rxwin_sack() - selective acknowledgement bits after the expected PSN
+ * irn_rxwin_sack() - selective acknowledgment bits after the expected PSN
  * @w: window
  * @epsn: expected PSN (the SACK base)
  * @bits: IRN_SACK_BITS / 32 words; bit i is PSN @epsn + 1 + i

@@ -36,7 +36,8 @@ int irn_sb_init(struct irn_sb *sb, u32 size, gfp_t gfp)
 	sb->size = roundup_pow_of_two(max(size, 64U));
 	sb->got = bitmap_zalloc(sb->size, gfp);
 	sb->resent = bitmap_zalloc(sb->size, gfp);
-	if (!sb->got || !sb->resent) {
+	sb->sent_ns = kcalloc(sb->size, sizeof(*sb->sent_ns), gfp);
+	if (!sb->got || !sb->resent || !sb->sent_ns) {
 		irn_sb_free(sb);
 		return -ENOMEM;
 	}
@@ -54,8 +55,10 @@ void irn_sb_free(struct irn_sb *sb)
 {
 	bitmap_free(sb->got);
 	bitmap_free(sb->resent);
+	kfree(sb->sent_ns);
 	sb->got = NULL;
 	sb->resent = NULL;
+	sb->sent_ns = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_free);
 
@@ -164,15 +167,17 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_advance);
  * @psn: the PSN
  *
  * Context: under the QP's scoreboard lock.
- * Return: true if not delivered and either timed out or passed by more than
- * IRN_SB_DUPTHRESH delivered PSNs.
+ * Return: true if not delivered and either timed out, or passed by more
+ * than IRN_SB_DUPTHRESH delivered PSNs and sent a reordering window ago.
  */
 bool irn_sb_lost(const struct irn_sb *sb, u32 psn)
 {
 	if (irn_sb_test(sb, psn))
 		return false;
-	return irn_psn_before(psn, sb->lost_until) ||
-	       irn_psn_diff(sb->high, psn) > IRN_SB_DUPTHRESH;
+	if (irn_psn_before(psn, sb->lost_until))
+		return true;
+	return irn_psn_diff(sb->high, psn) > IRN_SB_DUPTHRESH &&
+	       sb->now_ns - READ_ONCE(sb->sent_ns[bit(sb, psn)]) >= sb->reo_ns;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_lost);
 
@@ -252,7 +257,7 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_start_recovery);
  * resent again.  With IRN_SB_TAIL packets in flight or fewer (a tail, too
  * short for later packets to reveal its losses) all of them are lost;
  * otherwise the oldest and every hole before the highest delivered PSN
- * are, and the rest is left to the acknowledgements that follow.
+ * are, and the rest is left to the acknowledgments that follow.
  *
  * Context: the completer, under the QP's scoreboard lock.
  */
@@ -283,3 +288,33 @@ u32 irn_sb_weight(const struct irn_sb *sb)
 	return bitmap_weight(sb->got, sb->size);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_weight);
+
+/**
+ * irn_sb_clock() - the time and reordering window of the next decisions
+ * @sb: scoreboard
+ * @now_ns: current time
+ * @reo_ns: reordering window; 0 leaves loss detection to dup-threshold
+ *
+ * Context: under the QP's scoreboard lock.
+ */
+void irn_sb_clock(struct irn_sb *sb, u64 now_ns, u64 reo_ns)
+{
+	sb->now_ns = now_ns;
+	sb->reo_ns = reo_ns;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_clock);
+
+/**
+ * irn_sb_sent() - a PSN left, for the first time or again
+ * @sb: scoreboard
+ * @psn: the PSN
+ * @now_ns: when
+ *
+ * Context: the requester; no lock (a torn or stale time only shifts one
+ * loss decision).
+ */
+void irn_sb_sent(struct irn_sb *sb, u32 psn, u64 now_ns)
+{
+	WRITE_ONCE(sb->sent_ns[bit(sb, psn)], now_ns);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_sent);

@@ -45,6 +45,7 @@ u64 irn_flow_rto_ns(const struct irn_flow *f, u64 floor_ns, u64 ceil_ns);
 /* IRN's short timeout applies with this many packets in flight or fewer. */
 #define IRN_FLOW_RTO_LOW_PKTS	3
 
+u64 irn_flow_reorder_ns(const struct irn_flow *f);
 u64 irn_flow_irn_rto_ns(const struct irn_flow *f, u32 inflight,
 			u64 low_floor_ns, u64 high_floor_ns, u64 ib_t_ns);
 

@@ -97,7 +97,7 @@ struct irn_ixth {
 } __packed;
 
 /*
- * IRN selective acknowledgement: after the AETH of an ACK.  The BTH PSN
+ * IRN selective acknowledgment: after the AETH of an ACK.  The BTH PSN
  * acknowledges everything before @base (the oldest PSN missing); bit i of
  * @bits (word i / 32, bit i % 32) says PSN @base + 1 + i has arrived.
  */

@@ -4,7 +4,7 @@
  *
  * The responder places every IRN request it can as soon as it arrives,
  * in order or not, and records it here; completions and the cumulative
- * acknowledgement then move over the window strictly in PSN order, so
+ * acknowledgment then move over the window strictly in PSN order, so
  * receive completions appear only when a message and every message before
  * it has fully arrived.  Pure bookkeeping, tested by KUnit.
  */

@@ -4,12 +4,14 @@
  * lost, and which have been retransmitted in the current recovery episode.
  *
  * Pure bookkeeping over a circular bitmap indexed by PSN, tested by KUnit;
- * the completer feeds it (cumulative and selective acknowledgements, read
+ * the completer feeds it (cumulative and selective acknowledgments, read
  * responses, timeouts) and the requester asks it what to resend.
  *
  * A PSN is lost when it is not delivered and either a timeout declared it
- * so or more than IRN_SB_DUPTHRESH PSNs after it have been delivered (mild
- * reordering does not trigger a retransmission).  Lost PSNs are resent in
+ * so or more than IRN_SB_DUPTHRESH PSNs after it have been delivered and it
+ * was (last) sent at least the reordering window ago, as in RACK (RFC
+ * 8985): reordering by fewer packets or by less time than that window
+ * does not trigger a retransmission.  Lost PSNs are resent in
  * ascending order, the oldest unacknowledged first, each once per episode;
  * an episode ends when the cumulative point passes the PSN that was next
  * to send when it began.
@@ -31,8 +33,11 @@
  * @cursor: no retransmission is due before this PSN
  * @recover: the episode ends when @una reaches this
  * @in_recovery: an episode is running
+ * @now_ns: the time decisions are taken at, from irn_sb_clock()
+ * @reo_ns: reordering window, 0 for dup-threshold alone
  * @got: delivered PSNs
  * @resent: PSNs retransmitted in this episode
+ * @sent_ns: when each PSN was last sent
  */
 struct irn_sb {
 	u32		size;
@@ -42,8 +47,11 @@ struct irn_sb {
 	u32		cursor;
 	u32		recover;
 	bool		in_recovery;
+	u64		now_ns;
+	u64		reo_ns;
 	unsigned long	*got;
 	unsigned long	*resent;
+	u64		*sent_ns;
 };
 
 int irn_sb_init(struct irn_sb *sb, u32 size, gfp_t gfp);
@@ -59,5 +67,7 @@ void irn_sb_mark_resent(struct irn_sb *sb, u32 psn, u32 n);
 bool irn_sb_start_recovery(struct irn_sb *sb, u32 nxt);
 void irn_sb_timeout(struct irn_sb *sb, u32 nxt);
 u32 irn_sb_weight(const struct irn_sb *sb);
+void irn_sb_clock(struct irn_sb *sb, u64 now_ns, u64 reo_ns);
+void irn_sb_sent(struct irn_sb *sb, u32 psn, u64 now_ns);
 
 #endif /* _IRN_SB_H */

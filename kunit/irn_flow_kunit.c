@@ -104,15 +104,15 @@ static void irn_test_flow_irn_rto(struct kunit *test)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(irn_rto_cases); i++) {
+		typeof(irn_rto_cases[0]) *c = &irn_rto_cases[i];
+
 		irn_flow_init(&f, 0);
-		irn_flow_on_ack(&f, 1, irn_rto_cases[i].rtt);
+		irn_flow_on_ack(&f, 1, c->rtt);
 		KUNIT_EXPECT_EQ_MSG(test,
-				    irn_flow_irn_rto_ns(&f,
-					irn_rto_cases[i].inflight,
-					irn_rto_cases[i].low_floor,
-					irn_rto_cases[i].high_floor,
-					irn_rto_cases[i].t),
-				    irn_rto_cases[i].want, "case %d", i);
+				    irn_flow_irn_rto_ns(&f, c->inflight,
+							c->low_floor,
+							c->high_floor, c->t),
+				    c->want, "case %d", i);
 	}
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Sender scoreboard: loss-recovery decisions for scripted sequences of
- * acknowledgements, selective acknowledgements and timeouts.  Every script
+ * acknowledgments, selective acknowledgments and timeouts.  Every script
  * runs twice: at PSN 100 and straddling the 24-bit wrap.
  */
 
@@ -23,6 +23,8 @@ enum sb_op {
 	FIRST,		/* first missing PSN is PSN */
 	INREC,		/* in recovery: n */
 	ISLOST,		/* irn_sb_lost(PSN) == n */
+	SENT,		/* PSN sent at time n */
+	CLOCK,		/* now is n, reordering window 10 */
 };
 
 struct sb_step {
@@ -78,6 +80,13 @@ static const struct sb_script scripts[] = {
 	{ "outside_window_ignored", {
 		{ MARK, 4096 }, { FIRST, 0 }, { NONE }, { MARK, 0 },
 		{ FIRST, 1 } } },
+	{ "reordering_window", {
+		{ SENT, 0, 100 }, { SENT, 1, 101 }, { SENT, 2, 102 },
+		{ SENT, 3, 103 }, { SENT, 4, 104 },
+		{ MARK, 1 }, { MARK, 2 }, { MARK, 3 }, { MARK, 4 },
+		{ CLOCK, 0, 105 }, { ISLOST, 0, 0 }, { NONE },
+		{ NORECOVER, 5 }, { CLOCK, 0, 110 }, { ISLOST, 0, 1 },
+		{ RECOVER, 5 }, { LOST, 0 }, { NONE } } },
 	{ "advance_forgets", {
 		{ MARK, 3 }, { MARK, 4 }, { MARK, 5 }, { MARK, 6 },
 		{ ADVANCE, 7 }, { FIRST, 7 }, { NONE }, { ISLOST, 7, 0 } } },
@@ -159,6 +168,12 @@ static void irn_test_sb_script(struct kunit *test)
 		case ISLOST:
 			KUNIT_EXPECT_EQ_MSG(test, irn_sb_lost(&sb, at), !!s->n,
 					    "step %d", i);
+			break;
+		case SENT:
+			irn_sb_sent(&sb, at, s->n);
+			break;
+		case CLOCK:
+			irn_sb_clock(&sb, s->n, 10);
 			break;
 		case END:
 			break;

@@ -5,9 +5,14 @@
 # QEMU guests joined by one virtual cable.  Prints a table and irn/rxe
 # ratios.  Not a test: numbers on shared machines drift, ratios less so.
 #
-#   scripts/bench.sh [--netem "delay 2ms loss 1%"] [--seconds N]
+#   scripts/bench.sh [--netem "COND[;COND...]"] [--seconds N]
 #                    [--workloads "write_bw read_bw send_bw write_lat send_lat"]
-#                    [--drivers "rxe irn"] [--out DIR]
+#                    [--drivers "rxe irn-gbn irn"] [--out DIR]
+#
+# Drivers: rxe (stock), irn-gbn (irn, standard go-back-N), irn (irn, auto:
+# IRN between two irn devices).  Conditions are tc netem arguments, "none"
+# for a clean link; the first is each driver's reference ("% of own").
+#   scripts/bench.sh --netem "delay 2ms;delay 2ms loss 1%;delay 2ms loss 5%"
 set -euo pipefail
 
 IRN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -16,11 +21,11 @@ source "$IRN_ROOT/scripts/lib/common.sh"
 # shellcheck source=scripts/lib/build.sh
 source "$IRN_ROOT/scripts/lib/build.sh"
 
-NETEM="" SECONDS_PER=4 DRIVERS="rxe irn" OUT=""
+NETEM="" SECONDS_PER=4 DRIVERS="rxe irn-gbn irn" OUT=""
 WORKLOADS="write_bw read_bw send_bw write_lat send_lat"
 
 usage() {
-	sed -n '4,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -54,27 +59,39 @@ run_driver() {
 report() {
 	local csv=$1
 	awk -F, '
-	{ key = $3; drv[$1] = 1; bw[$1, key] = $4; typ[$1, key] = $5;
-	  p99[$1, key] = $6; rc[$1, key] = $7; if (!(key in seen)) {
-	  seen[key] = 1; order[n++] = key } }
+	{ d = $1; c = $2; k = $3
+	  if (!(d in dseen)) { dseen[d] = 1; drv[nd++] = d }
+	  if (!(c in cseen)) { cseen[c] = 1; cond[nc++] = c }
+	  if (!(k in kseen)) { kseen[k] = 1; wl[nk++] = k }
+	  v[d, c, k] = (k ~ /_lat$/) ? $5 : $4; p99[d, c, k] = $6
+	  retx[d, c, k] = $8; lost[d, c, k] = $9 }
 	END {
-		printf "%-12s %14s %14s %8s\n", "workload", "rxe", "irn", "irn/rxe"
-		for (i = 0; i < n; i++) {
-			k = order[i]
-			if (k ~ /_lat$/) {
-				a = typ["rxe", k]; b = typ["irn", k]; unit = "us typ"
-			} else {
-				a = bw["rxe", k]; b = bw["irn", k]; unit = "MB/s"
-			}
-			r = (a > 0 && b > 0) ? sprintf("%.2f", b / a) : "n/a"
-			printf "%-12s %9s %-4s %9s %-4s %8s\n", k, a, "", b, "", r
-			if (k ~ /_lat$/) {
-				a = p99["rxe", k]; b = p99["irn", k]
-				r = (a > 0 && b > 0) ? sprintf("%.2f", b / a) : "n/a"
-				printf "%-12s %9s %-4s %9s %-4s %8s\n", k "_p99", a, "", b, "", r
+		for (j = 0; j < nc; j++) {
+			printf "\nnetem: %s\n%-13s", cond[j], "workload"
+			for (i = 0; i < nd; i++)
+				printf " %10s %6s", drv[i], "%own"
+			printf " %8s %s\n", "irn/rxe", " resent/lost (irn drivers)"
+			for (m = 0; m < nk; m++) {
+				k = wl[m]
+				for (pass = 0; pass < (k ~ /_lat$/ ? 2 : 1); pass++) {
+					printf "%-13s", k (pass ? "_p99" : "")
+					for (i = 0; i < nd; i++) {
+						x = pass ? p99[drv[i], cond[j], k] : v[drv[i], cond[j], k]
+						r = pass ? p99[drv[i], cond[0], k] : v[drv[i], cond[0], k]
+						printf " %10s %5s%%", x, (x > 0 && r > 0) ? sprintf("%.0f", 100 * x / r) : "-"
+					}
+					a = pass ? p99["rxe", cond[j], k] : v["rxe", cond[j], k]
+					b = pass ? p99["irn", cond[j], k] : v["irn", cond[j], k]
+					printf " %8s ", (a > 0 && b > 0) ? sprintf("%.2f", b / a) : "n/a"
+					if (!pass)
+						for (i = 0; i < nd; i++)
+							if (retx[drv[i], cond[j], k] >= 0)
+								printf " %s %s/%s", drv[i], retx[drv[i], cond[j], k], lost[drv[i], cond[j], k]
+					printf "\n"
+				}
 			}
 		}
-		print "(bandwidth in MB/s, latency in microseconds; for latency a ratio below 1 is better)"
+		print "\n(bandwidth in MB/s, latency in microseconds; %own: of the same driver on the first condition; for latency lower is better)"
 	}' "$csv"
 }
 

@@ -1,12 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of scripts/bench.sh: one driver, one set of network conditions,
+# Guest side of scripts/bench.sh: one driver, every network condition and
 # every workload.  Guest b serves, guest a runs the clients and writes one
-# CSV line per workload to $IRN_GUEST_OUT/results.csv:
-#   driver,netem,workload,bw_MBps,lat_typical_us,lat_p99_us,rc
-# Environment: BENCH_DRIVER (rxe|irn), BENCH_NETEM (tc netem arguments or
-# empty), BENCH_WORKLOADS (names below), BENCH_SECONDS.
+# CSV line per condition and workload to $IRN_GUEST_OUT/results.csv:
+#   driver,netem,workload,bw_MBps,lat_typical_us,lat_p99_us,rc,
+#   resent_pkts,lost_pkts
+# (resent: the client's retransmitted_pkts counter, irn only; lost: packets
+# netem dropped on both guests during the run).
+# Environment: BENCH_DRIVER (rxe | irn | irn-gbn), BENCH_NETEM (';'-separated
+# tc netem arguments, "none" for a clean link), BENCH_WORKLOADS (names
+# below), BENCH_SECONDS.
 set -uo pipefail
 
 drv=${BENCH_DRIVER:?}
@@ -18,16 +22,32 @@ setup_device() {
 	if [[ $drv == rxe ]]; then
 		modprobe crc32_generic 2>/dev/null
 		modprobe rdma_rxe && rdma link add dev0 type rxe netdev eth0
+	elif [[ $drv == irn-gbn ]]; then
+		modprobe rdma_irn mode=gbn &&
+			rdma link add dev0 type irn netdev eth0
 	else
-		modprobe rdma_irn && rdma link add dev0 type irn netdev eth0
+		modprobe rdma_irn mode=auto &&
+			rdma link add dev0 type irn netdev eth0
 	fi
 }
 
+# setup_netem COND: the link's conditions for the next runs
 setup_netem() {
-	[[ -n $netem ]] || return 0
 	modprobe sch_netem
+	/usr/sbin/tc qdisc del dev eth0 root 2>/dev/null
+	[[ $1 == none ]] && return 0
 	# shellcheck disable=SC2086
-	/usr/sbin/tc qdisc add dev eth0 root netem $netem
+	/usr/sbin/tc qdisc add dev eth0 root netem $1
+}
+
+netem_dropped() {
+	/usr/sbin/tc -s qdisc show dev eth0 |
+		sed -n 's/.*dropped \([0-9]*\).*/\1/p' | head -n1
+}
+
+resent() {
+	rdma statistic show link dev0/1 2>/dev/null | tr -s ' \n' '\n' |
+		grep -A1 -x retransmitted_pkts | tail -n1
 }
 
 gid_index() {
@@ -71,40 +91,54 @@ parse() {
 }
 
 run_one() {
-	local name=$1 cmd gid=$2 line bw=0 typ=0 p99=0 rc=0 t
+	local name=$1 cmd gid=$2 cond=$3 tag=$4 line bw=0 typ=0 p99=0 rc=0 t
+	local drop0 retx0 lost retx
 	cmd=$(workload_cmd "$name") || return 0
-	barrier "start-$name" || return 0
+	barrier "start-$tag-$name" || return 0
+	drop0=$(netem_dropped) retx0=$(resent)
 	if [[ $IRN_ROLE == b ]]; then
 		# shellcheck disable=SC2086
-		timeout $((secs + 90)) $cmd -d dev0 -x "$gid" >"$out/$name.server" 2>&1
+		timeout $((secs + 90)) $cmd -d dev0 -x "$gid" >"$out/$tag-$name.server" 2>&1
+		echo $(($(netem_dropped) - ${drop0:-0})) \
+			>"$IRN_GUEST_SHARED/drops-$tag-$name"
+		barrier "end-$tag-$name"
 		return 0
 	fi
 	sleep 2
 	for t in 1 2 3; do
 		# shellcheck disable=SC2086
 		timeout $((secs + 90)) $cmd -d dev0 -x "$gid" "$IRN_PEER_IP" \
-			>"$out/$name.client" 2>&1 && { rc=0; break; }
+			>"$out/$tag-$name.client" 2>&1 && { rc=0; break; }
 		rc=$?
 		sleep 2
 	done
-	line=$(parse "$out/$name.client")
+	barrier "end-$tag-$name"
+	lost=$(($(netem_dropped) - ${drop0:-0} + $(cat "$IRN_GUEST_SHARED/drops-$tag-$name" 2>/dev/null || echo 0)))
+	retx=$(($(resent || echo 0) - ${retx0:-0}))
+	[[ $drv == rxe ]] && retx=-1
+	line=$(parse "$out/$tag-$name.client")
 	if [[ $name == *_lat ]]; then
 		typ=$(awk '{ print $5 }' <<<"$line")
 		p99=$(awk '{ print $8 }' <<<"$line")
 	else
 		bw=$(awk '{ print $4 }' <<<"$line")
 	fi
-	printf '%s,%s,%s,%s,%s,%s,%s\n' "$drv" "${netem:-none}" "$name" \
-		"${bw:-0}" "${typ:-0}" "${p99:-0}" "$rc" >>"$out/results.csv"
+	printf '%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$drv" "$cond" "$name" \
+		"${bw:-0}" "${typ:-0}" "${p99:-0}" "$rc" "$retx" "$lost" \
+		>>"$out/results.csv"
 }
 
 main() {
-	local gid w
+	local gid w cond i=0 conds
 	setup_device || { echo "cannot create the $drv device" >&2; exit 1; }
-	setup_netem || { echo "cannot set netem '$netem'" >&2; exit 1; }
 	gid=$(gid_index)
-	for w in ${BENCH_WORKLOADS:-write_bw read_bw send_bw write_lat send_lat}; do
-		run_one "$w" "$gid"
+	IFS=';' read -r -a conds <<<"${netem:-none}"
+	for cond in "${conds[@]}"; do
+		i=$((i + 1))
+		setup_netem "$cond" || { echo "cannot set netem '$cond'" >&2; exit 1; }
+		for w in ${BENCH_WORKLOADS:-write_bw read_bw send_bw write_lat send_lat}; do
+			run_one "$w" "$gid" "$cond" "c$i"
+		done
 	done
 	rdma statistic show link dev0/1 >"$out/counters.txt" 2>&1
 	barrier done

@@ -75,4 +75,17 @@ done
 irn_log "counters of $IRN_DEV at the end:"
 rdma statistic show link "$IRN_DEV/1" | tee "$IRN_OUT/counters-end.txt" || true
 [[ -z $LOSS ]] || $TC -s qdisc show dev "$IRN_NETDEV" || true
+# irn in auto mode must have stayed standard RoCEv2 with the stock peer.
+if [[ $IRN_DRIVER == irn && $IRN_DEV != rxe* ]] &&
+	grep -q irn_qps "$IRN_OUT/counters-end.txt"; then
+	n=$(tr -s ' \n' '\n' <"$IRN_OUT/counters-end.txt" |
+		grep -A1 -x irn_qps | tail -n1)
+	IRN_CASE_N=$((IRN_CASE_N + 1))
+	if [[ $n != 0 ]]; then
+		irn_log "FAIL: $n QPs turned IRN on against stock rxe"
+		IRN_CASE_NFAIL=$((IRN_CASE_NFAIL + 1))
+	else
+		irn_log "ok: no QP turned IRN on against stock rxe (auto fell back)"
+	fi
+fi
 irn_cases_finish

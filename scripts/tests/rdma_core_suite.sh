@@ -16,6 +16,8 @@
 # but not on rxe are listed as well, for information.  Full logs:
 # suite-rxe.log, suite-irn.log and the parsed results suite-*.results
 # ("STATUS test-id" lines) in the test's output directory.
+# irn runs once per transport mode (IRN_SUITE_MODES, default "auto gbn
+# irn": module parameter mode=), each compared with the rxe run.
 # With IRN_DRIVER=rxe the second run is stock rxe again (a flakiness check).
 set -euo pipefail
 # shellcheck source=scripts/tests/lib.sh
@@ -95,12 +97,17 @@ for t in order:
 PYEOF
 }
 
-# run_suite DRIVER: one device, the whole suite, results in suite-DRIVER.*
+# run_suite DRIVER TAG [MODE]: one device, the whole suite, results in
+# suite-TAG.*; MODE is irn's transport mode
 run_suite()
 {
-	local drv=$1 tag=$2 rc=0 log res
+	local drv=$1 tag=$2 mode=${3:-} rc=0 log res
 	use_driver "$drv"
 	log=$IRN_OUT/suite-$tag.log res=$IRN_OUT/suite-$tag.results
+	if [[ -n $mode ]]; then
+		modprobe "$IRN_MODULE" mode="$mode" ||
+			irn_fail "modprobe $IRN_MODULE mode=$mode failed"
+	fi
 	irn_dev_up
 	irn_log "running the rdma-core suite on $IRN_DEV (log $log)"
 	(cd "$WORK" && timeout -k 10 "${IRN_SUITE_TIMEOUT:-480}" \
@@ -121,35 +128,44 @@ counts()
 }
 
 run_suite rxe rxe
+SECONDS_RUNS=()
 if [[ $SECOND == rxe ]]; then
 	run_suite rxe rxe2
-	B=rxe2
+	SECONDS_RUNS=(rxe2)
 else
-	run_suite irn irn
-	B=irn
+	for m in ${IRN_SUITE_MODES:-auto gbn irn}; do
+		run_suite irn "irn-$m" "$m"
+		SECONDS_RUNS+=("irn-$m")
+	done
 fi
 use_driver "$SECOND"
 
-RA=$IRN_OUT/suite-rxe.results RB=$IRN_OUT/suite-$B.results
+RA=$IRN_OUT/suite-rxe.results
 echo "rxe: $(counts "$RA")"
-echo "$B: $(counts "$RB")"
-# regressions: pass on rxe, anything else (or absent) on the second run
-regs=$(awk 'NR == FNR { b[$2] = $1; next }
-	$1 == "pass" && b[$2] != "pass" { print "  " $2 ": " (b[$2] == "" ? "not run" : b[$2]) }' \
-	"$RB" "$RA")
-better=$(awk 'NR == FNR { a[$2] = $1; next }
-	$1 == "pass" && a[$2] != "pass" { print "  " $2 ": " (a[$2] == "" ? "not run" : a[$2]) " on rxe" }' \
-	"$RA" "$RB")
-printf '%s\n' "$regs" >"$IRN_OUT/regressions.txt"
-if [[ -n $better ]]; then
-	echo "passing on $B but not on rxe:"
-	printf '%s\n' "$better"
-fi
-grep -E -A12 '^(FAIL|ERROR): ' "$IRN_OUT/suite-$B.log" | head -n 200 >"$IRN_OUT/failures-$B.txt" || true
+nreg=0
+for B in "${SECONDS_RUNS[@]}"; do
+	RB=$IRN_OUT/suite-$B.results
+	echo "$B: $(counts "$RB")"
+	# regressions: pass on rxe, anything else (or absent) on this run
+	regs=$(awk 'NR == FNR { b[$2] = $1; next }
+		$1 == "pass" && b[$2] != "pass" { print "  " $2 ": " (b[$2] == "" ? "not run" : b[$2]) }' \
+		"$RB" "$RA")
+	better=$(awk 'NR == FNR { a[$2] = $1; next }
+		$1 == "pass" && a[$2] != "pass" { print "  " $2 ": " (a[$2] == "" ? "not run" : a[$2]) " on rxe" }' \
+		"$RA" "$RB")
+	printf '%s\n' "$regs" >"$IRN_OUT/regressions-$B.txt"
+	if [[ -n $better ]]; then
+		echo "passing on $B but not on rxe:"
+		printf '%s\n' "$better"
+	fi
+	grep -E -A12 '^(FAIL|ERROR): ' "$IRN_OUT/suite-$B.log" | head -n 200 >"$IRN_OUT/failures-$B.txt" || true
+	if [[ -n $regs ]]; then
+		echo "regressions (pass on rxe, not on $B): $(grep -c . <<<"$regs")"
+		printf '%s\n' "$regs"
+		nreg=$((nreg + $(grep -c . <<<"$regs")))
+	fi
+done
 irn_dmesg_check "rdma-core suite"
-if [[ -n $regs ]]; then
-	echo "regressions (pass on rxe, not on $B): $(grep -c . <<<"$regs")"
-	printf '%s\n' "$regs"
-	irn_fail "$(grep -c . <<<"$regs") tests pass on rxe but not on $B (list above; logs in $IRN_OUT)"
-fi
-irn_log "PASS: every test that passes on rxe passes on $B"
+[[ $nreg -eq 0 ]] ||
+	irn_fail "$nreg tests pass on rxe but not on ${SECONDS_RUNS[*]} (list above; logs in $IRN_OUT)"
+irn_log "PASS: every test that passes on rxe passes on ${SECONDS_RUNS[*]}"

@@ -1,0 +1,157 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# irn-test: guests=2 timeout=2400
+#
+# IRN against go-back-N on a bad network.  For each mode (irn, then gbn,
+# set on both guests through debugfs before any QP exists) and each netem
+# condition below (applied on eth0 of both guests, so requests, responses
+# and ACKs all suffer), irn_verify's RC data checks run: every opcode,
+# 0 B to 1 MiB, every byte and every completion checked.
+#
+# Pass, per mode and condition: irn_verify passes on both guests.  In irn
+# mode also: the QPs negotiated nothing (forced), the receiver placed
+# packets out of order under loss, and the packets the client resent are
+# at most 2x the packets netem dropped on both guests, plus 16 (go-back-N
+# resends up to a window per loss; the figures for both modes are in the
+# log and in $IRN_OUT/lossy.txt).  In gbn mode: no IRN packet was placed.
+#
+#   IRN_LOSSY_MODES   modes to run (default "irn gbn")
+#   IRN_LOSSY_NETEM   ';'-separated netem conditions (default below)
+set -euo pipefail
+# shellcheck source=scripts/tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+irn_init
+irn_require_shared
+irn_require_cmd timeout
+[[ $IRN_DRIVER == irn ]] || irn_skip "modes exist in irn only"
+
+VERIFY=$(irn_tool irn_verify)
+MODES=${IRN_LOSSY_MODES:-irn gbn}
+IFS=';' read -r -a CONDS <<<"${IRN_LOSSY_NETEM:-delay 2ms loss 0.1%;delay 2ms loss 1%;delay 2ms loss 5%;delay 2ms reorder 25% 50%;delay 2ms duplicate 2%}"
+PORT=18600
+DBG=/sys/kernel/debug/irn/$IRN_DEV
+TC=/usr/sbin/tc
+SUMMARY=$IRN_OUT/lossy.txt
+
+modprobe sch_netem || irn_fail "modprobe sch_netem failed"
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug ||
+	irn_fail "cannot mount debugfs"
+irn_defer "$TC" qdisc del dev "$IRN_NETDEV" root
+irn_link_add
+irn_wait_for 10 "$IRN_DEV port 1 ACTIVE" irn_port_state_is "$IRN_DEV" 4
+irn_wait_for 10 "a RoCE v2 GID for $IRN_SELF_IP on $IRN_DEV" \
+	irn_gid_index "$IRN_DEV" >/dev/null
+GIDX=$(irn_gid_index "$IRN_DEV")
+[[ -w $DBG/mode ]] || irn_fail "$DBG/mode missing: no debugfs knobs"
+
+# counter NAME: current value of one counter of the device
+counter()
+{
+	rdma statistic show link "$IRN_DEV/1" |
+		tr -s ' \n' '\n' | grep -A1 -x "$1" | tail -n1
+}
+
+# netem_dropped: packets netem dropped on this guest's eth0 so far
+netem_dropped()
+{
+	"$TC" -s qdisc show dev "$IRN_NETDEV" |
+		sed -n 's/.*dropped \([0-9]*\).*/\1/p' | head -n1
+}
+
+NAMES=(retransmitted_pkts selective_retransmits ooo_placed irn_qps
+       retransmit_episodes timeouts sack_sent irn_duplicates)
+
+# snapshot FILE: counters and netem drops, one "name value" per line
+snapshot()
+{
+	local n
+	{
+		for n in "${NAMES[@]}"; do
+			echo "$n $(counter "$n")"
+		done
+		echo "netem_dropped $(netem_dropped)"
+	} >"$1"
+}
+
+# delta ROLE NAME: how much NAME grew on guest ROLE during the run
+delta()
+{
+	local before after
+	before=$(awk -v n="$2" '$1 == n { print $2 }' "$IRN_SHARED/before.$1")
+	after=$(awk -v n="$2" '$1 == n { print $2 }' "$IRN_SHARED/after.$1")
+	echo $((after - before))
+}
+
+failed=()
+run=0
+for mode in $MODES; do
+	echo "$mode" >"$DBG/mode"
+	[[ $(cat "$DBG/mode") == "$mode" ]] || irn_fail "cannot set mode $mode"
+	for cond in "${CONDS[@]}"; do
+		run=$((run + 1))
+		tag="$mode/$cond"
+		log=$IRN_OUT/verify-$run.log
+		"$TC" qdisc replace dev "$IRN_NETDEV" root netem $cond ||
+			irn_fail "tc qdisc replace ... netem $cond failed"
+		irn_barrier "start-$run"
+		snapshot "$IRN_SHARED/before.$IRN_ROLE"
+		irn_barrier "snap-$run"
+		rc=0
+		t0=$SECONDS
+		if [[ $IRN_ROLE == b ]]; then
+			timeout -k 5 610 "$VERIFY" -d "$IRN_DEV" -g "$GIDX" \
+				-p "$((PORT + run))" >"$log" 2>&1 || rc=$?
+		else
+			timeout -k 5 600 "$VERIFY" -d "$IRN_DEV" -g "$GIDX" \
+				-p "$((PORT + run))" -t rc --data-only -n 2 \
+				--timeout 120 "$IRN_PEER_IP" >"$log" 2>&1 || rc=$?
+		fi
+		secs=$((SECONDS - t0))
+		snapshot "$IRN_SHARED/after.$IRN_ROLE"
+		irn_barrier "done-$run"
+		if [[ $rc -ne 0 ]]; then
+			irn_log "FAIL [$tag]: irn_verify exited with $rc"
+			grep -E '^(FAIL|# )' "$log" | head -20 || true
+			failed+=("$tag")
+			irn_barrier "end-$run"
+			continue
+		fi
+		if [[ $IRN_ROLE == a ]]; then
+			lost=$(( $(delta a netem_dropped) + $(delta b netem_dropped) ))
+			retx=$(delta a retransmitted_pkts)
+			sel=$(delta a selective_retransmits)
+			ooo=$(delta b ooo_placed)
+			line=$(printf '%-4s %-28s %4ss lost %5d resent %5d selective %5d ooo_placed %5d gbn_episodes %4d timeouts %4d' \
+				"$mode" "$cond" "$secs" "$lost" "$retx" "$sel" "$ooo" \
+				"$(delta a retransmit_episodes)" "$(delta a timeouts)")
+			echo "$line" >>"$SUMMARY"
+			irn_log "$line"
+			bad=
+			if [[ $mode == irn ]]; then
+				[[ $(delta a irn_qps) -eq 0 ]] ||
+					bad+=" forced mode negotiated;"
+				((retx <= 2 * lost + 16)) ||
+					bad+=" resent $retx packets for $lost lost;"
+				if [[ $cond == *loss\ [15]%* ]]; then
+					((ooo > 0)) || bad+=" nothing placed out of order;"
+					((sel > 0)) || bad+=" no selective retransmission;"
+				fi
+			else
+				((ooo == 0 && sel == 0)) ||
+					bad+=" IRN used in gbn mode (ooo $ooo, selective $sel);"
+			fi
+			if [[ -n $bad ]]; then
+				irn_log "FAIL [$tag]:$bad"
+				failed+=("$tag")
+			else
+				irn_log "ok [$tag]"
+			fi
+		fi
+		irn_barrier "end-$run"
+	done
+done
+"$TC" qdisc del dev "$IRN_NETDEV" root 2>/dev/null || true
+[[ $IRN_ROLE != a ]] || cat "$SUMMARY"
+irn_dmesg_check "irn_lossy"
+[[ ${#failed[@]} -eq 0 ]] || irn_fail "failed: ${failed[*]}"
+irn_log "PASS"
