@@ -502,6 +502,7 @@ static enum comp_state irn_do_read(struct irn_qp *qp, struct sk_buff *skb,
 		w->status = status;
 	spin_lock_bh(&qp->irn.sb_lock);
 	mark_acked(qp, irn_psn_add(w->first_psn, -1), NULL);
+	irn_sb_overtaken(&qp->irn.sb, w->first_psn, pkt->psn, ktime_get_ns());
 	irn_sb_mark(&qp->irn.sb, pkt->psn);
 	spin_unlock_bh(&qp->irn.sb_lock);
 	irn_advance(qp);

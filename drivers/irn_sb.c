@@ -77,6 +77,7 @@ void irn_sb_reset(struct irn_sb *sb, u32 psn)
 	sb->high = psn;
 	sb->lost_until = psn;
 	sb->cursor = psn;
+	sb->stamp_from = psn;
 	sb->recover = psn;
 	sb->in_recovery = false;
 }
@@ -156,6 +157,8 @@ void irn_sb_advance(struct irn_sb *sb, u32 psn)
 		sb->lost_until = sb->una;
 	if (irn_psn_before(sb->cursor, sb->una))
 		sb->cursor = sb->una;
+	if (irn_psn_before(sb->stamp_from, sb->una))
+		sb->stamp_from = sb->una;
 	if (sb->in_recovery && !irn_psn_before(sb->una, sb->recover))
 		sb->in_recovery = false;
 }
@@ -167,8 +170,9 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_advance);
  * @psn: the PSN
  *
  * Context: under the QP's scoreboard lock.
- * Return: true if not delivered and either timed out, or passed by more
- * than IRN_SB_DUPTHRESH delivered PSNs and sent a reordering window ago.
+ * Return: true if not delivered and either timed out, or a PSN at least
+ * IRN_SB_DUPTHRESH after it was delivered and it was sent a reordering
+ * window ago.
  */
 bool irn_sb_lost(const struct irn_sb *sb, u32 psn)
 {
@@ -318,3 +322,29 @@ void irn_sb_sent(struct irn_sb *sb, u32 psn, u64 now_ns)
 	WRITE_ONCE(sb->sent_ns[bit(sb, psn)], now_ns);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_sent);
+
+/**
+ * irn_sb_overtaken() - read responses were overtaken by a later one
+ * @sb: scoreboard
+ * @from: first PSN of the read
+ * @to: the PSN that arrived; the ones before it are overtaken
+ * @now_ns: when
+ *
+ * A read's responses stream out over a long time after its one request,
+ * so the request's send time says nothing of when a response is late.
+ * Their reordering clock starts instead when a later response arrives:
+ * each missing one is stamped the first time it is overtaken.
+ *
+ * Context: the completer, under the QP's scoreboard lock.
+ */
+void irn_sb_overtaken(struct irn_sb *sb, u32 from, u32 to, u64 now_ns)
+{
+	u32 psn = irn_psn_before(from, sb->stamp_from) ? sb->stamp_from : from;
+
+	for (; irn_psn_before(psn, to); psn = irn_psn_add(psn, 1))
+		if (!irn_sb_test(sb, psn))
+			WRITE_ONCE(sb->sent_ns[bit(sb, psn)], now_ns);
+	if (irn_psn_after(to, sb->stamp_from))
+		sb->stamp_from = to;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_overtaken);

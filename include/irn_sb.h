@@ -8,7 +8,7 @@
  * responses, timeouts) and the requester asks it what to resend.
  *
  * A PSN is lost when it is not delivered and either a timeout declared it
- * so or more than IRN_SB_DUPTHRESH PSNs after it have been delivered and it
+ * so or a PSN at least IRN_SB_DUPTHRESH after it has been delivered and it
  * was (last) sent at least the reordering window ago, as in RACK (RFC
  * 8985): reordering by fewer packets or by less time than that window
  * does not trigger a retransmission.  Lost PSNs are resent in
@@ -31,6 +31,7 @@
  * @high: one past the highest PSN delivered, or @una
  * @lost_until: PSNs before this are lost (set by a timeout)
  * @cursor: no retransmission is due before this PSN
+ * @stamp_from: read responses before this have been stamped as overtaken
  * @recover: the episode ends when @una reaches this
  * @in_recovery: an episode is running
  * @now_ns: the time decisions are taken at, from irn_sb_clock()
@@ -45,6 +46,7 @@ struct irn_sb {
 	u32		high;
 	u32		lost_until;
 	u32		cursor;
+	u32		stamp_from;
 	u32		recover;
 	bool		in_recovery;
 	u64		now_ns;
@@ -69,5 +71,6 @@ void irn_sb_timeout(struct irn_sb *sb, u32 nxt);
 u32 irn_sb_weight(const struct irn_sb *sb);
 void irn_sb_clock(struct irn_sb *sb, u64 now_ns, u64 reo_ns);
 void irn_sb_sent(struct irn_sb *sb, u32 psn, u64 now_ns);
+void irn_sb_overtaken(struct irn_sb *sb, u32 from, u32 to, u64 now_ns);
 
 #endif /* _IRN_SB_H */

@@ -25,6 +25,7 @@ enum sb_op {
 	ISLOST,		/* irn_sb_lost(PSN) == n */
 	SENT,		/* PSN sent at time n */
 	CLOCK,		/* now is n, reordering window 10 */
+	OVERTAKEN,	/* PSNs from 0 to PSN overtaken at time n */
 };
 
 struct sb_step {
@@ -87,6 +88,15 @@ static const struct sb_script scripts[] = {
 		{ CLOCK, 0, 105 }, { ISLOST, 0, 0 }, { NONE },
 		{ NORECOVER, 5 }, { CLOCK, 0, 110 }, { ISLOST, 0, 1 },
 		{ RECOVER, 5 }, { LOST, 0 }, { NONE } } },
+	{ "read_responses_clock_from_overtaking", {
+		{ SENT, 0, 0 }, { SENT, 1, 0 }, { SENT, 2, 0 }, { SENT, 3, 0 },
+		{ SENT, 4, 0 }, { SENT, 5, 0 },
+		{ MARK, 0 }, { OVERTAKEN, 2, 100 }, { MARK, 2 },
+		{ OVERTAKEN, 5, 103 }, { MARK, 5 }, { MARK, 7 },
+		{ CLOCK, 0, 105 },
+		{ ISLOST, 1, 0 }, { NONE }, { CLOCK, 0, 110 }, { ISLOST, 1, 1 },
+		{ LOST, 1 }, { NONE }, { CLOCK, 0, 113 }, { LOST, 3 },
+		{ LOST, 4 }, { NONE } } },
 	{ "advance_forgets", {
 		{ MARK, 3 }, { MARK, 4 }, { MARK, 5 }, { MARK, 6 },
 		{ ADVANCE, 7 }, { FIRST, 7 }, { NONE }, { ISLOST, 7, 0 } } },
@@ -174,6 +184,9 @@ static void irn_test_sb_script(struct kunit *test)
 			break;
 		case CLOCK:
 			irn_sb_clock(&sb, s->n, 10);
+			break;
+		case OVERTAKEN:
+			irn_sb_overtaken(&sb, p->start, at, s->n);
 			break;
 		case END:
 			break;
