@@ -428,7 +428,7 @@ static void irn_check_loss(struct irn_qp *qp, const char *why)
 	bool started;
 
 	spin_lock_bh(&qp->irn.sb_lock);
-	irn_sb_clock(sb, ktime_get_ns(), irn_flow_reorder_ns(&qp->flow));
+	irn_sb_clock(sb, ktime_get_ns(), irn_qp_reorder_ns(qp));
 	started = irn_sb_start_recovery(sb, READ_ONCE(qp->req.psn));
 	if (started)
 		trace_irn_recovery(irn_qp_num(qp), why, sb->una, sb->high,

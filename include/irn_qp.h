@@ -236,6 +236,16 @@ static inline bool irn_qp_irn_responder(const struct irn_qp *qp)
 	       qp->irn.mode != IRN_MODE_GBN;
 }
 
+/*
+ * Reordering window of the QP's loss detection: from its RTT, or, before
+ * the first sample (a young QP's whole transfer may fit in its first RTT),
+ * the floor of the long timeout.
+ */
+static inline u64 irn_qp_reorder_ns(const struct irn_qp *qp)
+{
+	return irn_flow_reorder_ns(&qp->flow) ?: qp->irn.rto_high_ns;
+}
+
 /* Does the requester send IRN requests and recover selectively? */
 static inline bool irn_qp_irn_on(const struct irn_qp *qp)
 {
