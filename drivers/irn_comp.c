@@ -300,39 +300,6 @@ static enum comp_state check_op(struct irn_qp *qp, struct sk_buff *skb,
  * response is placed here (reads and atomics).
  */
 
-/* WQE at index @i if the completer may look at it, else NULL. */
-static struct irn_swqe *wqe_in_flight(struct irn_qp *qp, u32 i, u32 next)
-{
-	struct irn_swqe *w = &qp->swqe[i & qp->sq.queue.mask];
-
-	if (i == next && READ_ONCE(w->state) != IRN_SWQE_SENDING)
-		return NULL;
-	if (w->state == IRN_SWQE_NEW || w->state == IRN_SWQE_DONE)
-		return NULL;
-	return w;
-}
-
-/* The read or atomic WQE whose PSNs include @psn, or NULL. */
-static struct irn_swqe *reply_wqe(struct irn_qp *qp, u32 psn, u32 *index)
-{
-	/* Pairs with the requester's store-release of req.next. */
-	u32 next = smp_load_acquire(&qp->req.next);
-	u32 i;
-
-	for (i = qp->comp.head; i != next + 1; i++) {
-		struct irn_swqe *w = wqe_in_flight(qp, i, next);
-
-		if (!w || !w->rd_credit)
-			continue;
-		if (irn_psn_before(psn, w->first_psn) ||
-		    irn_psn_after(psn, w->last_psn))
-			continue;
-		*index = i;
-		return w;
-	}
-	return NULL;
-}
-
 /**
  * struct sack_view - a received SACK in host order
  * @base: oldest PSN the responder misses
@@ -364,10 +331,9 @@ static void mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 
 	lockdep_assert_held(&qp->irn.sb_lock);
 	for (i = qp->comp.head; i != next + 1; i++) {
-		struct irn_swqe *w = wqe_in_flight(qp, i, next);
+		struct irn_swqe *w = irn_qp_wqe_in_flight(qp, i, next);
 
-		if (!w || w->rd_credit || w->opcode == IB_WR_LOCAL_INV ||
-		    w->opcode == IB_WR_BIND_MW || w->opcode == IB_WR_REG_MR)
+		if (!w || w->rd_credit)
 			continue;
 		psn = irn_psn_before(w->first_psn, sb->una) ? sb->una :
 							      w->first_psn;
@@ -474,39 +440,54 @@ static enum comp_state irn_do_ack(struct irn_qp *qp, struct sk_buff *skb,
 	return COMP_DONE;
 }
 
+/*
+ * Place the reply to @psn (a read response or an atomic's original value)
+ * at @offset of its WQE's buffers, once, and count the PSN delivered.
+ */
+static void irn_deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
+			      u32 index, u32 psn, struct irn_copy *data,
+			      u32 offset, u32 len)
+{
+	enum ib_wc_status status;
+	bool dup;
+
+	spin_lock_bh(&qp->irn.sb_lock);
+	dup = irn_sb_test(&qp->irn.sb, psn);
+	spin_unlock_bh(&qp->irn.sb_lock);
+	if (dup)
+		return;
+	status = irn_mr_copy_sges(qp->dev, qp->ib_qp.pd,
+				  irn_qp_sq_slot(qp, index)->dma.sge,
+				  w->num_sge, offset, data, len, true);
+	if (status != IB_WC_SUCCESS)
+		w->status = status;
+	spin_lock_bh(&qp->irn.sb_lock);
+	/* The responder executed everything before the read or atomic. */
+	mark_acked(qp, irn_psn_add(w->first_psn, -1), NULL);
+	if (w->opcode == IB_WR_RDMA_READ)
+		irn_sb_overtaken(&qp->irn.sb, w->first_psn, psn,
+				 ktime_get_ns());
+	irn_sb_mark(&qp->irn.sb, psn);
+	spin_unlock_bh(&qp->irn.sb_lock);
+	irn_advance(qp);
+	irn_check_loss(qp, "sack");
+}
+
 /* Place a read response wherever it falls in its WQE. */
 static enum comp_state irn_do_read(struct irn_qp *qp, struct sk_buff *skb,
 				   struct irn_pkt *pkt)
 {
 	struct irn_copy data = { .skb = skb, .skb_off = pkt->hdr_len };
-	enum ib_wc_status status;
 	struct irn_swqe *w;
 	u32 index, offset;
-	bool dup;
 
-	w = reply_wqe(qp, pkt->psn, &index);
+	w = irn_qp_wqe_of_psn(qp, pkt->psn, &index);
 	if (!w || w->opcode != IB_WR_RDMA_READ)
 		return COMP_DONE;
 	offset = irn_psn_diff(pkt->psn, w->first_psn) * qp->mtu;
 	if (pkt->paylen != min(w->length - offset, qp->mtu))
 		return COMP_DONE;
-	spin_lock_bh(&qp->irn.sb_lock);
-	dup = irn_sb_test(&qp->irn.sb, pkt->psn);
-	spin_unlock_bh(&qp->irn.sb_lock);
-	if (dup)
-		return COMP_DONE;
-	status = irn_mr_copy_sges(qp->dev, qp->ib_qp.pd,
-				  irn_qp_sq_slot(qp, index)->dma.sge,
-				  w->num_sge, offset, &data, pkt->paylen, true);
-	if (status != IB_WC_SUCCESS)
-		w->status = status;
-	spin_lock_bh(&qp->irn.sb_lock);
-	mark_acked(qp, irn_psn_add(w->first_psn, -1), NULL);
-	irn_sb_overtaken(&qp->irn.sb, w->first_psn, pkt->psn, ktime_get_ns());
-	irn_sb_mark(&qp->irn.sb, pkt->psn);
-	spin_unlock_bh(&qp->irn.sb_lock);
-	irn_advance(qp);
-	irn_check_loss(qp, "sack");
+	irn_deliver_reply(qp, w, index, pkt->psn, &data, offset, pkt->paylen);
 	return COMP_DONE;
 }
 
@@ -517,30 +498,13 @@ static enum comp_state irn_do_atomic(struct irn_qp *qp, struct sk_buff *skb,
 				 irn_pkt_hdr_offset(pkt, IRN_HDR_ATMACK));
 	u64 orig = get_unaligned_be64(&ack->orig);
 	struct irn_copy data = { .buf = &orig };
-	enum ib_wc_status status;
 	struct irn_swqe *w;
 	u32 index;
-	bool dup;
 
-	w = reply_wqe(qp, pkt->psn, &index);
+	w = irn_qp_wqe_of_psn(qp, pkt->psn, &index);
 	if (!w || !is_atomic_wqe(w))
 		return COMP_DONE;
-	spin_lock_bh(&qp->irn.sb_lock);
-	dup = irn_sb_test(&qp->irn.sb, pkt->psn);
-	spin_unlock_bh(&qp->irn.sb_lock);
-	if (dup)
-		return COMP_DONE;
-	status = irn_mr_copy_sges(qp->dev, qp->ib_qp.pd,
-				  irn_qp_sq_slot(qp, index)->dma.sge,
-				  w->num_sge, 0, &data, sizeof(orig), true);
-	if (status != IB_WC_SUCCESS)
-		w->status = status;
-	spin_lock_bh(&qp->irn.sb_lock);
-	mark_acked(qp, irn_psn_add(w->first_psn, -1), NULL);
-	irn_sb_mark(&qp->irn.sb, pkt->psn);
-	spin_unlock_bh(&qp->irn.sb_lock);
-	irn_advance(qp);
-	irn_check_loss(qp, "sack");
+	irn_deliver_reply(qp, w, index, pkt->psn, &data, 0, sizeof(orig));
 	return COMP_DONE;
 }
 

@@ -7,6 +7,7 @@
 #include <linux/rcupdate.h>
 
 #include "irn_dev.h"
+#include "irn_psn.h"
 #include "irn_qp.h"
 
 /**
@@ -42,6 +43,61 @@ void irn_qp_put(struct irn_qp *qp)
 {
 	if (refcount_dec_and_test(&qp->refs))
 		complete(&qp->done);
+}
+
+/**
+ * irn_qp_wqe_in_flight() - a send WQE whose packets may be answered
+ * @qp: QP
+ * @i: WQE index, from comp.head up to and including @next
+ * @next: the requester's req.next
+ *
+ * The WQE the requester is still sending (at @next) counts once it has
+ * started; retired, failed and local WQEs never do.
+ *
+ * Context: the requester or the completer.
+ * Return: the WQE, or NULL.
+ */
+struct irn_swqe *irn_qp_wqe_in_flight(struct irn_qp *qp, u32 i, u32 next)
+{
+	struct irn_swqe *w = &qp->swqe[i & qp->sq.queue.mask];
+	u8 state = READ_ONCE(w->state);
+
+	if (i == next && state != IRN_SWQE_SENDING)
+		return NULL;
+	if (state == IRN_SWQE_NEW || state == IRN_SWQE_DONE ||
+	    irn_swqe_is_local(w))
+		return NULL;
+	return w;
+}
+
+/**
+ * irn_qp_wqe_of_psn() - the send WQE in flight whose PSNs include @psn
+ * @qp: QP
+ * @psn: the PSN
+ * @index: set to the WQE's index (not masked)
+ *
+ * Context: the requester or the completer.
+ * Return: the WQE, or NULL if no WQE in flight has @psn.
+ */
+struct irn_swqe *irn_qp_wqe_of_psn(struct irn_qp *qp, u32 psn, u32 *index)
+{
+	u32 head, next, i;
+
+	/* Pairs with the completer's store-release of comp.head. */
+	head = smp_load_acquire(&qp->comp.head);
+	/* Pairs with the requester's store-release of req.next. */
+	next = smp_load_acquire(&qp->req.next);
+
+	for (i = head; i != next + 1 && i - head <= qp->sq.queue.mask; i++) {
+		struct irn_swqe *w = irn_qp_wqe_in_flight(qp, i, next);
+
+		if (!w || irn_psn_before(psn, w->first_psn) ||
+		    irn_psn_after(psn, w->last_psn))
+			continue;
+		*index = i;
+		return w;
+	}
+	return NULL;
 }
 
 /**

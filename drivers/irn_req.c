@@ -77,12 +77,6 @@ static bool is_read_or_atomic(u32 opcode)
 	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-static bool is_local(u32 opcode)
-{
-	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR ||
-	       opcode == IB_WR_BIND_MW;
-}
-
 /* Messages that consume a receive WQE at the responder. */
 static bool uses_rwqe(u32 opcode)
 {
@@ -189,7 +183,7 @@ static enum ib_wc_status snapshot(struct irn_qp *qp, u32 index,
 
 static u32 wqe_packets(const struct irn_qp *qp, const struct irn_swqe *w)
 {
-	if (is_atomic(w->opcode) || is_local(w->opcode))
+	if (is_atomic(w->opcode) || irn_swqe_is_local(w))
 		return 1;
 	return max_t(u32, DIV_ROUND_UP(w->length, qp->mtu), 1);
 }
@@ -213,29 +207,20 @@ static void check_rewind(struct irn_qp *qp)
 {
 	int rewind = atomic_xchg(&qp->rewind, 0);
 	u32 psn = rewind & IRN_PSN_MASK;
-	u32 i, head;
+	struct irn_swqe *w;
+	u32 i;
 
 	if (!rewind)
 		return;
-	/* Pairs with the completer's store-release of comp.head. */
-	head = smp_load_acquire(&qp->comp.head);
 	/* Up to and including the WQE being sent, if one is. */
-	for (i = head; i != qp->req.next + 1; i++) {
-		struct irn_swqe *w = &qp->swqe[i & qp->sq.queue.mask];
-
-		if (w->state == IRN_SWQE_DONE || w->state == IRN_SWQE_NEW ||
-		    is_local(w->opcode))
-			continue;
-		if (irn_psn_after(w->first_psn, psn) ||
-		    irn_psn_before(w->last_psn, psn))
-			continue;
-		qp->req.next = i;
-		qp->req.psn = psn;
-		qp->req.offset = irn_psn_diff(psn, w->first_psn) * qp->mtu;
-		w->state = IRN_SWQE_SENDING;
-		w->resent = true;
+	w = irn_qp_wqe_of_psn(qp, psn, &i);
+	if (!w)
 		return;
-	}
+	qp->req.next = i;
+	qp->req.psn = psn;
+	qp->req.offset = irn_psn_diff(psn, w->first_psn) * qp->mtu;
+	w->state = IRN_SWQE_SENDING;
+	w->resent = true;
 }
 
 static enum req_state next_wqe(struct irn_qp *qp, struct irn_swqe **wp)
@@ -250,7 +235,7 @@ static enum req_state next_wqe(struct irn_qp *qp, struct irn_swqe **wp)
 	w = &qp->swqe[index & qp->sq.queue.mask];
 	*wp = w;
 	if (w->state != IRN_SWQE_NEW)
-		return is_local(w->opcode) ? REQ_LOCAL_OP : REQ_CHECK_WINDOW;
+		return irn_swqe_is_local(w) ? REQ_LOCAL_OP : REQ_CHECK_WINDOW;
 
 	status = snapshot(qp, index, w);
 	w->first_psn = qp->req.psn;
@@ -264,7 +249,7 @@ static enum req_state next_wqe(struct irn_qp *qp, struct irn_swqe **wp)
 	w->rsn = qp->req.rsn;
 	if (uses_rwqe(w->opcode))
 		qp->req.rsn++;
-	return is_local(w->opcode) ? REQ_LOCAL_OP : REQ_CHECK_WINDOW;
+	return irn_swqe_is_local(w) ? REQ_LOCAL_OP : REQ_CHECK_WINDOW;
 }
 
 static enum ib_wc_status bind_mw(struct irn_qp *qp, struct irn_swqe *w)
@@ -608,10 +593,10 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 
 	if (irn) {
 		u32 n = read ? max_t(u32, DIV_ROUND_UP(chunk, qp->mtu), 1) : 1;
+		u64 now = ktime_get_ns();
 
 		while (n--)
-			irn_sb_sent(&qp->irn.sb, irn_psn_add(pos->psn, n),
-				    ktime_get_ns());
+			irn_sb_sent(&qp->irn.sb, irn_psn_add(pos->psn, n), now);
 	}
 	if (pos->resend_pkts || irn_psn_before(pos->psn, qp->req.high)) {
 		w->resent = true;
@@ -651,29 +636,6 @@ static enum req_state send_packet(struct irn_qp *qp, struct irn_swqe *w)
 	return REQ_DONE_IDLE;
 }
 
-/* The WQE (not a local one) whose PSNs include @psn, or NULL. */
-static struct irn_swqe *wqe_of_psn(struct irn_qp *qp, u32 psn, u32 *index)
-{
-	/* Pairs with the completer's store-release of comp.head. */
-	u32 i, head = smp_load_acquire(&qp->comp.head);
-
-	for (i = head; i != qp->req.next + 1; i++) {
-		struct irn_swqe *w = &qp->swqe[i & qp->sq.queue.mask];
-
-		if (i - head > qp->sq.queue.mask)
-			break;
-		if (w->state == IRN_SWQE_NEW || w->state == IRN_SWQE_DONE ||
-		    is_local(w->opcode))
-			continue;
-		if (irn_psn_before(psn, w->first_psn) ||
-		    irn_psn_after(psn, w->last_psn))
-			continue;
-		*index = i;
-		return w;
-	}
-	return NULL;
-}
-
 /* PSNs from @psn on, up to @max, not yet delivered. */
 static u32 missing_run(struct irn_qp *qp, u32 psn, s32 max)
 {
@@ -702,7 +664,7 @@ static enum req_state retransmit(struct irn_qp *qp)
 	irn_sb_clock(&qp->irn.sb, ktime_get_ns(), irn_qp_reorder_ns(qp));
 	lost = irn_sb_next_lost(&qp->irn.sb, &pos.psn);
 	if (lost) {
-		w = wqe_of_psn(qp, pos.psn, &pos.index);
+		w = irn_qp_wqe_of_psn(qp, pos.psn, &pos.index);
 		/* A read's later chunks may not have been asked for yet. */
 		if (w && w->opcode == IB_WR_RDMA_READ) {
 			s32 left = min(irn_psn_diff(w->last_psn, pos.psn) + 1,

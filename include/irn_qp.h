@@ -221,7 +221,16 @@ static inline bool irn_qp_is_ud(const struct irn_qp *qp)
 	       qp->ib_qp.qp_type == IB_QPT_GSI;
 }
 
+/* Local operations take no PSN, though their first_psn is set. */
+static inline bool irn_swqe_is_local(const struct irn_swqe *w)
+{
+	return w->opcode == IB_WR_LOCAL_INV || w->opcode == IB_WR_REG_MR ||
+	       w->opcode == IB_WR_BIND_MW;
+}
+
 struct irn_qp *irn_qp_lookup(struct irn_dev *dev, u32 qpn);
+struct irn_swqe *irn_qp_wqe_in_flight(struct irn_qp *qp, u32 i, u32 next);
+struct irn_swqe *irn_qp_wqe_of_psn(struct irn_qp *qp, u32 psn, u32 *index);
 void irn_qp_put(struct irn_qp *qp);
 void irn_qp_error(struct irn_qp *qp);
 
