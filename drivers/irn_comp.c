@@ -394,7 +394,7 @@ static void irn_check_loss(struct irn_qp *qp, const char *why)
 	bool started;
 
 	spin_lock_bh(&qp->irn.sb_lock);
-	irn_sb_clock(sb, ktime_get_ns(), irn_qp_reorder_ns(qp));
+	irn_qp_sb_clock(qp);
 	started = irn_sb_start_recovery(sb, READ_ONCE(qp->req.psn));
 	if (started)
 		trace_irn_recovery(irn_qp_num(qp), why, sb->una, sb->high,
@@ -406,13 +406,28 @@ static void irn_check_loss(struct irn_qp *qp, const char *why)
 	}
 }
 
+/* Resends the scoreboard found needless widen the reordering window. */
+static void irn_spurious(struct irn_qp *qp, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		irn_dev_count(qp->dev, IRN_CNT_SPURIOUS);
+	irn_flow_on_spurious(&qp->flow, n);
+}
+
 /* Everything before @psn was received: requests are processed in order. */
 static void irn_acked_before(struct irn_qp *qp, u32 psn,
 			     const struct sack_view *sv)
 {
+	u32 spurious;
+
 	spin_lock_bh(&qp->irn.sb_lock);
+	irn_qp_sb_clock(qp);
 	mark_acked(qp, irn_psn_add(psn, -1), sv);
+	spurious = irn_sb_take_spurious(&qp->irn.sb);
 	spin_unlock_bh(&qp->irn.sb_lock);
+	irn_spurious(qp, spurious);
 	irn_advance(qp);
 }
 
@@ -449,6 +464,7 @@ static void irn_deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 			      u32 offset, u32 len)
 {
 	enum ib_wc_status status;
+	u32 spurious;
 	bool dup;
 
 	spin_lock_bh(&qp->irn.sb_lock);
@@ -462,13 +478,16 @@ static void irn_deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 	if (status != IB_WC_SUCCESS)
 		w->status = status;
 	spin_lock_bh(&qp->irn.sb_lock);
+	irn_qp_sb_clock(qp);
 	/* The responder executed everything before the read or atomic. */
 	mark_acked(qp, irn_psn_add(w->first_psn, -1), NULL);
 	if (w->opcode == IB_WR_RDMA_READ)
 		irn_sb_overtaken(&qp->irn.sb, w->first_psn, psn,
-				 ktime_get_ns());
+				 qp->irn.sb.now_ns);
 	irn_sb_mark(&qp->irn.sb, psn);
+	spurious = irn_sb_take_spurious(&qp->irn.sb);
 	spin_unlock_bh(&qp->irn.sb_lock);
+	irn_spurious(qp, spurious);
 	irn_advance(qp);
 	irn_check_loss(qp, "sack");
 }

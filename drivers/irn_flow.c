@@ -21,6 +21,8 @@ void irn_flow_init(struct irn_flow *f, u32 cap)
 	f->cap = cap ?: IRN_FLOW_DEFAULT_CAP;
 	f->srtt_ns = 0;
 	f->rttvar_ns = 0;
+	f->reo_q = IRN_FLOW_REO_MIN_Q;
+	f->reo_calm = 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_init);
 
@@ -79,11 +81,40 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_ack);
  * irn_flow_on_loss() - the completer decided a packet was lost
  * @f: flow state
  *
- * Context: the completer.  The default policy keeps its cap.
+ * The default policy keeps its cap.  After 16 loss episodes without a
+ * spurious resend the reordering window narrows by a quarter RTT, back
+ * towards 1.25 srtt (RACK's decay, RFC 8985 6.2).
+ *
+ * Context: the completer.
  */
 void irn_flow_on_loss(struct irn_flow *f)
 {
+	if (++f->reo_calm < 16)
+		return;
+	f->reo_calm = 0;
+	if (f->reo_q > IRN_FLOW_REO_MIN_Q)
+		f->reo_q--;
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_loss);
+
+/**
+ * irn_flow_on_spurious() - resends turned out to be needless
+ * @f: flow state
+ * @n: how many
+ *
+ * The path reorders more than the window allowed: widen it by half an RTT
+ * per spurious resend, up to 4 srtt.
+ *
+ * Context: the completer.
+ */
+void irn_flow_on_spurious(struct irn_flow *f, u32 n)
+{
+	if (!n)
+		return;
+	f->reo_calm = 0;
+	f->reo_q = min_t(u32, f->reo_q + 2 * n, IRN_FLOW_REO_MAX_Q);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_spurious);
 
 /**
  * irn_flow_rto_ns() - retransmission timeout from the RTT estimate
@@ -141,13 +172,14 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_irn_rto_ns);
  *
  * A packet overtaken by later ones is declared lost only once it was sent
  * this long ago: 1.25 smoothed RTTs, by which time its acknowledgment
- * would have come had it merely been reordered (RACK's RTT plus a quarter).
+ * would have come had it merely been reordered (RACK's RTT plus a quarter),
+ * widened by irn_flow_on_spurious() on paths that reorder more.
  *
  * Context: any.
  * Return: the window in ns; 0 before the first RTT sample.
  */
 u64 irn_flow_reorder_ns(const struct irn_flow *f)
 {
-	return f->srtt_ns + f->srtt_ns / 4;
+	return f->srtt_ns * f->reo_q / 4;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_reorder_ns);

@@ -661,7 +661,7 @@ static enum req_state retransmit(struct irn_qp *qp)
 	    atomic_read(&qp->tx_inflight) >= IRN_TX_INFLIGHT)
 		return REQ_NEXT_WQE;
 	spin_lock_bh(&qp->irn.sb_lock);
-	irn_sb_clock(&qp->irn.sb, ktime_get_ns(), irn_qp_reorder_ns(qp));
+	irn_qp_sb_clock(qp);
 	lost = irn_sb_next_lost(&qp->irn.sb, &pos.psn);
 	if (lost) {
 		w = irn_qp_wqe_of_psn(qp, pos.psn, &pos.index);

@@ -79,6 +79,7 @@ void irn_sb_reset(struct irn_sb *sb, u32 psn)
 	sb->cursor = psn;
 	sb->stamp_from = psn;
 	sb->recover = psn;
+	sb->spurious = 0;
 	sb->in_recovery = false;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_reset);
@@ -88,6 +89,10 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_reset);
  * @sb: scoreboard
  * @psn: the PSN; ignored outside [una, una + size)
  *
+ * A PSN resent in this episode and delivered sooner after the resend than
+ * a round trip allows was delivered by its first copy: that resend is
+ * counted as spurious (with the clock of the last irn_sb_clock()).
+ *
  * Context: the completer, under the QP's scoreboard lock.
  * Return: true if it was not known to be delivered before.
  */
@@ -96,6 +101,9 @@ bool irn_sb_mark(struct irn_sb *sb, u32 psn)
 	if (!tracked(sb, psn) || test_bit(bit(sb, psn), sb->got))
 		return false;
 	__set_bit(bit(sb, psn), sb->got);
+	if (test_bit(bit(sb, psn), sb->resent) &&
+	    sb->now_ns - READ_ONCE(sb->sent_ns[bit(sb, psn)]) < sb->echo_ns)
+		sb->spurious++;
 	if (!irn_psn_before(psn, sb->high))
 		sb->high = irn_psn_add(psn, 1);
 	return true;
@@ -294,19 +302,38 @@ u32 irn_sb_weight(const struct irn_sb *sb)
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_weight);
 
 /**
- * irn_sb_clock() - the time and reordering window of the next decisions
+ * irn_sb_clock() - the time and windows of the next decisions
  * @sb: scoreboard
  * @now_ns: current time
  * @reo_ns: reordering window; 0 leaves loss detection to dup-threshold
+ * @echo_ns: shortest time in which a resend can be acknowledged; 0 turns
+ *	     spurious-resend detection off
  *
  * Context: under the QP's scoreboard lock.
  */
-void irn_sb_clock(struct irn_sb *sb, u64 now_ns, u64 reo_ns)
+void irn_sb_clock(struct irn_sb *sb, u64 now_ns, u64 reo_ns, u64 echo_ns)
 {
 	sb->now_ns = now_ns;
 	sb->reo_ns = reo_ns;
+	sb->echo_ns = echo_ns;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_clock);
+
+/**
+ * irn_sb_take_spurious() - spurious resends found since the last call
+ * @sb: scoreboard
+ *
+ * Context: the completer, under the QP's scoreboard lock.
+ * Return: their number; the count restarts from 0.
+ */
+u32 irn_sb_take_spurious(struct irn_sb *sb)
+{
+	u32 n = sb->spurious;
+
+	sb->spurious = 0;
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_take_spurious);
 
 /**
  * irn_sb_sent() - a PSN left, for the first time or again

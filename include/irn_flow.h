@@ -9,7 +9,8 @@
  *  - irn_flow_window(): packets the requester may have unacknowledged;
  *  - irn_flow_next_send(): earliest time for the next packet (pacing);
  *  - irn_flow_on_ack(): packets newly acknowledged, with an RTT sample;
- *  - irn_flow_on_loss(): the completer decided a packet was lost.
+ *  - irn_flow_on_loss(): the completer decided a packet was lost;
+ *  - irn_flow_on_spurious(): ... and it was not.
  *
  * The default policy is IRN's BDP-FC: a fixed cap on packets in flight and
  * no pacing.  The RTT estimate (RFC 6298 smoothing) lives here too, since
@@ -28,18 +29,27 @@
  * @cap: packets allowed in flight
  * @srtt_ns: smoothed RTT, 0 before the first sample
  * @rttvar_ns: RTT variation
+ * @reo_q: reordering window, in quarters of @srtt_ns
+ * @reo_calm: loss episodes since the window last grew
  */
 struct irn_flow {
 	u32	cap;
 	u64	srtt_ns;
 	u64	rttvar_ns;
+	u32	reo_q;
+	u32	reo_calm;
 };
+
+/* Reordering window: 1.25 srtt, up to 4 srtt after spurious resends. */
+#define IRN_FLOW_REO_MIN_Q	5
+#define IRN_FLOW_REO_MAX_Q	16
 
 void irn_flow_init(struct irn_flow *f, u32 cap);
 u32 irn_flow_window(const struct irn_flow *f);
 ktime_t irn_flow_next_send(const struct irn_flow *f);
 void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns);
 void irn_flow_on_loss(struct irn_flow *f);
+void irn_flow_on_spurious(struct irn_flow *f, u32 n);
 u64 irn_flow_rto_ns(const struct irn_flow *f, u64 floor_ns, u64 ceil_ns);
 
 /* IRN's short timeout applies with this many packets in flight or fewer. */

@@ -255,6 +255,18 @@ static inline u64 irn_qp_reorder_ns(const struct irn_qp *qp)
 	return irn_flow_reorder_ns(&qp->flow) ?: qp->irn.rto_high_ns;
 }
 
+/*
+ * Set the scoreboard's clock for the decisions about to be taken under
+ * the scoreboard lock: now, the reordering window, and the shortest time a
+ * resend can be acknowledged in (half an RTT).
+ */
+static inline void irn_qp_sb_clock(struct irn_qp *qp)
+{
+	lockdep_assert_held(&qp->irn.sb_lock);
+	irn_sb_clock(&qp->irn.sb, ktime_get_ns(), irn_qp_reorder_ns(qp),
+		     qp->flow.srtt_ns / 2);
+}
+
 /* Does the requester send IRN requests and recover selectively? */
 static inline bool irn_qp_irn_on(const struct irn_qp *qp)
 {

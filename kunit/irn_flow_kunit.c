@@ -116,7 +116,32 @@ static void irn_test_flow_irn_rto(struct kunit *test)
 	}
 }
 
+/* The reordering window widens on spurious resends and narrows slowly. */
+static void irn_test_flow_reorder_window(struct kunit *test)
+{
+	struct irn_flow f;
+	int i;
+
+	irn_flow_init(&f, 0);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 0ULL);
+	irn_flow_on_ack(&f, 1, 8 * MS);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 10 * MS);
+	irn_flow_on_spurious(&f, 1);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 14 * MS);
+	irn_flow_on_spurious(&f, 100);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 32 * MS);
+	for (i = 0; i < 15; i++)
+		irn_flow_on_loss(&f);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 32 * MS);
+	irn_flow_on_loss(&f);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 30 * MS);
+	for (i = 0; i < 16 * 20; i++)
+		irn_flow_on_loss(&f);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 10 * MS);
+}
+
 static struct kunit_case irn_flow_cases[] = {
+	KUNIT_CASE(irn_test_flow_reorder_window),
 	KUNIT_CASE(irn_test_flow_irn_rto),
 	KUNIT_CASE(irn_test_flow_default_window),
 	KUNIT_CASE(irn_test_flow_rto_before_samples),

@@ -24,7 +24,8 @@ enum sb_op {
 	INREC,		/* in recovery: n */
 	ISLOST,		/* irn_sb_lost(PSN) == n */
 	SENT,		/* PSN sent at time n */
-	CLOCK,		/* now is n, reordering window 10 */
+	CLOCK,		/* now is n, reordering window 10, echo 5 */
+	SPURIOUS,	/* spurious resends found since last asked: n */
 	OVERTAKEN,	/* PSNs from 0 to PSN overtaken at time n */
 };
 
@@ -97,6 +98,17 @@ static const struct sb_script scripts[] = {
 		{ ISLOST, 1, 0 }, { NONE }, { CLOCK, 0, 110 }, { ISLOST, 1, 1 },
 		{ LOST, 1 }, { NONE }, { CLOCK, 0, 113 }, { LOST, 3 },
 		{ LOST, 4 }, { NONE } } },
+	{ "spurious_resend_detected", {
+		{ SENT, 0, 100 }, { SENT, 1, 100 }, { SENT, 2, 100 },
+		{ SENT, 3, 100 }, { SENT, 4, 100 }, { SENT, 8, 100 },
+		{ MARK, 1 }, { MARK, 2 }, { MARK, 3 }, { MARK, 8 },
+		{ CLOCK, 0, 120 }, { LOST, 0 }, { LOST, 4 },
+		{ SENT, 0, 120 }, { SENT, 4, 120 },
+		/* 0 acknowledged 2 after its resend: the first copy made it */
+		{ CLOCK, 0, 122 }, { MARK, 0 }, { SPURIOUS, 0, 1 },
+		/* 4 acknowledged a round trip later: a real loss */
+		{ CLOCK, 0, 130 }, { MARK, 4 }, { SPURIOUS, 0, 0 },
+		{ MARK, 1 }, { SPURIOUS, 0, 0 } } },
 	{ "advance_forgets", {
 		{ MARK, 3 }, { MARK, 4 }, { MARK, 5 }, { MARK, 6 },
 		{ ADVANCE, 7 }, { FIRST, 7 }, { NONE }, { ISLOST, 7, 0 } } },
@@ -183,7 +195,11 @@ static void irn_test_sb_script(struct kunit *test)
 			irn_sb_sent(&sb, at, s->n);
 			break;
 		case CLOCK:
-			irn_sb_clock(&sb, s->n, 10);
+			irn_sb_clock(&sb, s->n, 10, 5);
+			break;
+		case SPURIOUS:
+			KUNIT_EXPECT_EQ_MSG(test, irn_sb_take_spurious(&sb),
+					    s->n, "step %d", i);
 			break;
 		case OVERTAKEN:
 			irn_sb_overtaken(&sb, p->start, at, s->n);
