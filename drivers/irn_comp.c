@@ -87,8 +87,11 @@ static u64 rto_ns(const struct irn_qp *qp)
 
 	if (!irn_qp_irn_on(qp))
 		return irn_flow_rto_ns(&qp->flow, t, 4 * t);
-	return irn_flow_irn_rto_ns(&qp->flow, inflight(qp), qp->irn.rto_low_ns,
-				   qp->irn.rto_high_ns, t);
+	/* Doubled per timeout without progress (RFC 6298 5.5), up to 4T. */
+	return min(irn_flow_irn_rto_ns(&qp->flow, inflight(qp),
+				       qp->irn.rto_low_ns,
+				       qp->irn.rto_high_ns, t) << qp->comp.backoff,
+		   4 * t);
 }
 
 /*
@@ -165,6 +168,7 @@ static void progress(struct irn_qp *qp, u32 psn)
 {
 	WRITE_ONCE(qp->comp.psn, psn);
 	qp->comp.progress_ns = ktime_get_ns();
+	qp->comp.backoff = 0;
 	qp->comp.rewound = false;
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
@@ -320,14 +324,16 @@ static bool sacked(const struct sack_view *sv, u32 psn)
 /*
  * Mark the send and write PSNs up to @cum delivered, and those after it
  * that @sv names.  Reads and atomics are left to their responses.
+ * Return: an RTT sample from the newest PSN this newly marked, 0 for none.
  */
-static void mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
+static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 {
 	struct irn_sb *sb = &qp->irn.sb;
 	/* Pairs with the requester's store-release of req.next. */
 	u32 next = smp_load_acquire(&qp->req.next);
 	u32 sent = READ_ONCE(qp->req.psn);
 	u32 i, psn, end;
+	u64 rtt = 0;
 
 	lockdep_assert_held(&qp->irn.sb_lock);
 	for (i = qp->comp.head; i != next + 1; i++) {
@@ -341,11 +347,13 @@ static void mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 							  irn_psn_add(sent, -1);
 		while (!irn_psn_after(psn, end) &&
 		       irn_psn_in_window(psn, sb->una, sb->size)) {
-			if (!irn_psn_after(psn, cum) || (sv && sacked(sv, psn)))
-				irn_sb_mark(sb, psn);
+			if ((!irn_psn_after(psn, cum) ||
+			     (sv && sacked(sv, psn))) && irn_sb_mark(sb, psn))
+				rtt = irn_sb_rtt(sb, psn, ktime_get_ns()) ?: rtt;
 			psn = irn_psn_add(psn, 1);
 		}
 	}
+	return rtt;
 }
 
 static void irn_progress(struct irn_qp *qp, u32 psn)
@@ -398,36 +406,26 @@ static void irn_check_loss(struct irn_qp *qp, const char *why)
 	started = irn_sb_start_recovery(sb, READ_ONCE(qp->req.psn));
 	if (started)
 		trace_irn_recovery(irn_qp_num(qp), why, sb->una, sb->high,
-				   sb->recover);
+				   sb->recover, qp->flow.srtt_ns, sb->reo_ns);
 	spin_unlock_bh(&qp->irn.sb_lock);
 	if (started) {
 		irn_dev_count(qp->dev, IRN_CNT_RECOVERY);
 		irn_flow_on_loss(&qp->flow);
+		WRITE_ONCE(qp->dev->reo_q, qp->flow.reo_q);
 	}
-}
-
-/* Resends the scoreboard found needless widen the reordering window. */
-static void irn_spurious(struct irn_qp *qp, u32 n)
-{
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		irn_dev_count(qp->dev, IRN_CNT_SPURIOUS);
-	irn_flow_on_spurious(&qp->flow, n);
 }
 
 /* Everything before @psn was received: requests are processed in order. */
 static void irn_acked_before(struct irn_qp *qp, u32 psn,
 			     const struct sack_view *sv)
 {
-	u32 spurious;
+	u64 rtt;
 
 	spin_lock_bh(&qp->irn.sb_lock);
-	irn_qp_sb_clock(qp);
-	mark_acked(qp, irn_psn_add(psn, -1), sv);
-	spurious = irn_sb_take_spurious(&qp->irn.sb);
+	rtt = mark_acked(qp, irn_psn_add(psn, -1), sv);
 	spin_unlock_bh(&qp->irn.sb_lock);
-	irn_spurious(qp, spurious);
+	/* Per acknowledgment, not per WQE: a 1 MiB write is one WQE. */
+	irn_flow_on_ack(&qp->flow, 0, rtt);
 	irn_advance(qp);
 }
 
@@ -438,6 +436,16 @@ static enum comp_state irn_do_ack(struct irn_qp *qp, struct sk_buff *skb,
 	struct sack_view sv, *svp = NULL;
 	u32 i, any = 0;
 
+	/*
+	 * D-SACK: the responder got a request twice.  Network duplicates
+	 * aside, a resend of ours was needless: the path reorders more than
+	 * the window allowed.
+	 */
+	if (pkt->dsack) {
+		irn_dev_count(qp->dev, IRN_CNT_SPURIOUS);
+		irn_flow_on_spurious(&qp->flow, 1);
+		WRITE_ONCE(qp->dev->reo_q, qp->flow.reo_q);
+	}
 	/* The SACK must start right after what the ACK acknowledges. */
 	if (pkt->ext_off &&
 	    be32_to_cpu(sack->base) == irn_psn_add(pkt->psn, 1)) {
@@ -464,7 +472,6 @@ static void irn_deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 			      u32 offset, u32 len)
 {
 	enum ib_wc_status status;
-	u32 spurious;
 	bool dup;
 
 	spin_lock_bh(&qp->irn.sb_lock);
@@ -478,16 +485,13 @@ static void irn_deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 	if (status != IB_WC_SUCCESS)
 		w->status = status;
 	spin_lock_bh(&qp->irn.sb_lock);
-	irn_qp_sb_clock(qp);
 	/* The responder executed everything before the read or atomic. */
 	mark_acked(qp, irn_psn_add(w->first_psn, -1), NULL);
 	if (w->opcode == IB_WR_RDMA_READ)
 		irn_sb_overtaken(&qp->irn.sb, w->first_psn, psn,
-				 qp->irn.sb.now_ns);
+				 ktime_get_ns());
 	irn_sb_mark(&qp->irn.sb, psn);
-	spurious = irn_sb_take_spurious(&qp->irn.sb);
 	spin_unlock_bh(&qp->irn.sb_lock);
-	irn_spurious(qp, spurious);
 	irn_advance(qp);
 	irn_check_loss(qp, "sack");
 }
@@ -741,11 +745,14 @@ static void handle_timeout(struct irn_qp *qp)
 	short_rto = rto_is_short(qp);
 	irn_dev_count(qp->dev, short_rto ? IRN_CNT_RTO_SHORT :
 					   IRN_CNT_RTO_LONG);
+	if (qp->comp.backoff < 8)
+		qp->comp.backoff++;
 	spin_lock_bh(&qp->irn.sb_lock);
 	irn_sb_timeout(&qp->irn.sb, READ_ONCE(qp->req.psn));
 	trace_irn_recovery(irn_qp_num(qp), short_rto ? "rto_short" :
 			   "rto_long", qp->irn.sb.una, qp->irn.sb.high,
-			   qp->irn.sb.recover);
+			   qp->irn.sb.recover, qp->flow.srtt_ns,
+			   qp->irn.sb.reo_ns);
 	spin_unlock_bh(&qp->irn.sb_lock);
 	irn_dev_count(qp->dev, IRN_CNT_RECOVERY);
 	irn_flow_on_loss(&qp->flow);

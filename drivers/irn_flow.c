@@ -102,8 +102,10 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_loss);
  * @f: flow state
  * @n: how many
  *
- * The path reorders more than the window allowed: widen it by half an RTT
- * per spurious resend, up to 4 srtt.
+ * The path reorders more than the window allowed (the peer acknowledged a
+ * duplicate: D-SACK): widen it by half an RTT per spurious resend, up to
+ * 8 srtt.  Unlike TCP's RACK, which stops at one srtt, irn allows more:
+ * a young QP's srtt may come from one lucky sample.
  *
  * Context: the completer.
  */

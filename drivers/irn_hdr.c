@@ -244,6 +244,8 @@ void irn_bth_encode(struct irn_bth *bth, const struct irn_bth_fields *f)
 		qpn |= IRN_BTH_IRN_CAP;
 	if (f->irn_ext)
 		qpn |= IRN_BTH_IRN_EXT;
+	if (f->irn_dsack)
+		qpn |= IRN_BTH_IRN_DSACK;
 	bth->qpn = cpu_to_be32(qpn);
 	if (f->ack_req)
 		apsn |= IRN_BTH_ACKREQ;
@@ -273,6 +275,7 @@ void irn_bth_decode(const struct irn_bth *bth, struct irn_bth_fields *f)
 	f->becn = qpn & IRN_BTH_BECN;
 	f->irn_cap = qpn & IRN_BTH_IRN_CAP;
 	f->irn_ext = qpn & IRN_BTH_IRN_EXT;
+	f->irn_dsack = qpn & IRN_BTH_IRN_DSACK;
 	f->qpn = qpn & IRN_BTH_QPN_MASK;
 	f->ack_req = apsn & IRN_BTH_ACKREQ;
 	f->psn = apsn & IRN_BTH_PSN_MASK;
@@ -346,6 +349,8 @@ enum irn_rx_verdict irn_hdr_parse(struct irn_pkt *pkt, const void *bth,
 	pkt->ack_req = f.ack_req;
 	pkt->becn = f.becn;
 	pkt->irn_cap = f.irn_cap;
+	pkt->dsack = f.irn_dsack && pkt->ext_off &&
+		     f.opcode == IB_OPCODE_RC_ACKNOWLEDGE;
 	pkt->qpn = f.qpn;
 	pkt->psn = f.psn;
 	return IRN_RX_OK;

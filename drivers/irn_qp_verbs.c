@@ -146,6 +146,8 @@ static void init_engines(struct irn_qp *qp)
 	hrtimer_init(&qp->comp.rnr_timer, CLOCK_MONOTONIC,
 		     HRTIMER_MODE_REL_SOFT);
 	qp->comp.rnr_timer.function = irn_comp_rnr_expired;
+	hrtimer_init(&qp->irn.reo_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	qp->irn.reo_timer.function = irn_req_reo_expired;
 	atomic_set(&qp->rewind, 0);
 	atomic_set(&qp->comp.timeout, 0);
 	atomic_set(&qp->req.rd_atomic, 0);
@@ -188,6 +190,8 @@ static void init_irn(struct irn_qp *qp, const struct irn_tunables *tun)
 	spin_lock_init(&qp->irn.sb_lock);
 	irn_flow_init(&qp->flow, clamp_t(u32, READ_ONCE(tun->cap),
 					 IRN_CAP_MIN, IRN_CAP_MAX));
+	qp->flow.reo_q = clamp_t(u32, READ_ONCE(qp->dev->reo_q),
+				 IRN_FLOW_REO_MIN_Q, IRN_FLOW_REO_MAX_Q);
 }
 
 /**
@@ -291,11 +295,13 @@ static void reset_qp(struct irn_qp *qp)
 	irn_task_disable(&qp->resp_task);
 	hrtimer_cancel(&qp->comp.rto);
 	hrtimer_cancel(&qp->comp.rnr_timer);
+	hrtimer_cancel(&qp->irn.reo_timer);
 	skb_queue_purge(&qp->resp_pkts);
 	skb_queue_purge(&qp->comp_pkts);
 	memset(&qp->req, 0, sizeof(qp->req));
 	qp->comp.head = 0;
 	qp->comp.read_offset = 0;
+	qp->comp.backoff = 0;
 	memset(&qp->resp, 0, offsetof(typeof(qp->resp), res));
 	/* res and srq_wqe stay allocated. */
 	memset(qp->resp.res, 0, IRN_MAX_RD_ATOMIC * sizeof(*qp->resp.res));
@@ -505,6 +511,7 @@ int irn_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	irn_task_disable(&qp->resp_task);
 	hrtimer_cancel(&qp->comp.rto);
 	hrtimer_cancel(&qp->comp.rnr_timer);
+	hrtimer_cancel(&qp->irn.reo_timer);
 	/* ...and the packets still in the transmit path drain. */
 	irn_qp_put(qp);
 	wait_for_completion(&qp->done);

@@ -655,6 +655,7 @@ static enum req_state retransmit(struct irn_qp *qp)
 {
 	struct req_pos pos = { .resend_pkts = 1 };
 	struct irn_swqe *w;
+	u64 ripe_ns;
 	bool lost;
 
 	if (!irn_qp_irn_on(qp) ||
@@ -674,7 +675,12 @@ static enum req_state retransmit(struct irn_qp *qp)
 		}
 		irn_sb_mark_resent(&qp->irn.sb, pos.psn, pos.resend_pkts);
 	}
+	ripe_ns = qp->irn.sb.ripe_ns;
 	spin_unlock_bh(&qp->irn.sb_lock);
+	/* A loss waiting for the reordering window: look again then. */
+	if (ripe_ns)
+		hrtimer_start(&qp->irn.reo_timer, ns_to_ktime(ripe_ns),
+			      HRTIMER_MODE_ABS_SOFT);
 	if (!lost)
 		return REQ_NEXT_WQE;
 	if (!w || (w->opcode != IB_WR_RDMA_READ &&
@@ -688,6 +694,21 @@ static enum req_state retransmit(struct irn_qp *qp)
 			     READ_ONCE(qp->comp.psn), qp->req.psn);
 	build_and_send(qp, w, &pos);
 	return REQ_DONE_MORE;
+}
+
+/**
+ * irn_req_reo_expired() - a PSN has waited out the reordering window
+ * @timer: the QP's irn.reo_timer
+ *
+ * Context: softirq (HRTIMER_MODE_SOFT).
+ * Return: HRTIMER_NORESTART.
+ */
+enum hrtimer_restart irn_req_reo_expired(struct hrtimer *timer)
+{
+	struct irn_qp *qp = container_of(timer, struct irn_qp, irn.reo_timer);
+
+	irn_task_sched(&qp->req_task);
+	return HRTIMER_NORESTART;
 }
 
 /**

@@ -77,6 +77,7 @@ struct resp_ctx {
 	enum ib_wc_status	status;		/* receive completion status */
 	bool			irn;		/* took the IRN way */
 	bool			sack;		/* answer with a SACK */
+	bool			dsack;		/* ... of a duplicate */
 };
 
 static void *ext_hdr(struct resp_ctx *c, u32 hdr)
@@ -91,7 +92,8 @@ static void *ext_hdr(struct resp_ctx *c, u32 hdr)
  * negotiation (see Documentation/wire-format.rst).
  */
 static struct sk_buff *new_response_ext(struct irn_qp *qp, u8 opcode, u32 psn,
-					u8 syndrome, u32 paylen, bool ext)
+					u8 syndrome, u32 paylen, bool ext,
+					bool dsack)
 {
 	u8 pad = (4 - (paylen & 3)) & 3;
 	u32 hdr_len = irn_opcode_hdr_len(opcode) +
@@ -104,6 +106,7 @@ static struct sk_buff *new_response_ext(struct irn_qp *qp, u8 opcode, u32 psn,
 		.psn = psn,
 		.irn_cap = irn_qp_irn_responder(qp),
 		.irn_ext = ext,
+		.irn_dsack = dsack,
 	};
 	struct irn_pkt pkt = { .flags = irn_opcode_flags(opcode) };
 	struct sk_buff *skb;
@@ -127,11 +130,15 @@ static struct sk_buff *new_response_ext(struct irn_qp *qp, u8 opcode, u32 psn,
 static struct sk_buff *new_response(struct irn_qp *qp, u8 opcode, u32 psn,
 				    u8 syndrome, u32 paylen)
 {
-	return new_response_ext(qp, opcode, psn, syndrome, paylen, false);
+	return new_response_ext(qp, opcode, psn, syndrome, paylen, false,
+				false);
 }
 
-/* IRN: acknowledge up to the expected PSN, with a SACK of what follows. */
-static void send_sack(struct irn_qp *qp)
+/*
+ * IRN: acknowledge up to the expected PSN, with a SACK of what follows;
+ * @dsack says the request answered was one already received.
+ */
+static void send_sack(struct irn_qp *qp, bool dsack)
 {
 	u32 epsn = qp->resp.epsn, bits[IRN_SACK_BITS / 32];
 	struct irn_sackh *sack;
@@ -140,7 +147,7 @@ static void send_sack(struct irn_qp *qp)
 
 	skb = new_response_ext(qp, IB_OPCODE_RC_ACKNOWLEDGE,
 			       irn_psn_add(epsn, -1), IRN_AETH_CREDIT_INVALID,
-			       0, true);
+			       0, true, dsack);
 	if (!skb)
 		return;
 	sack = (void *)(skb->data + irn_opcode_hdr_len(IB_OPCODE_RC_ACKNOWLEDGE));
@@ -597,6 +604,7 @@ static enum resp_state irn_check(struct resp_ctx *c)
 			return RESP_DUPLICATE;
 		irn_dev_count(qp->dev, IRN_CNT_IRN_DUP);
 		c->sack = true;
+		c->dsack = true;
 		return RESP_DONE;
 	}
 	if (pkt->flags & (IRN_OP_READ | IRN_OP_ATOMIC)) {
@@ -613,6 +621,7 @@ static enum resp_state irn_check(struct resp_ctx *c)
 	case IRN_RXW_DUP:
 		irn_dev_count(qp->dev, IRN_CNT_IRN_DUP);
 		c->sack = true;
+		c->dsack = true;
 		return RESP_DONE;
 	case IRN_RXW_NEW:
 		break;
@@ -816,7 +825,7 @@ static void irn_drain(struct resp_ctx *c)
 	if (irn_qp_state(qp) == IB_QPS_ERR)
 		return;
 	if (c->sack || n > 1 || (n && (c->pkt->ack_req || qp->resp.win.placed)))
-		send_sack(qp);
+		send_sack(qp, c->dsack);
 }
 
 static enum resp_state complete_recv(struct resp_ctx *c)

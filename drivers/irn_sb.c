@@ -79,7 +79,6 @@ void irn_sb_reset(struct irn_sb *sb, u32 psn)
 	sb->cursor = psn;
 	sb->stamp_from = psn;
 	sb->recover = psn;
-	sb->spurious = 0;
 	sb->in_recovery = false;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_reset);
@@ -89,10 +88,6 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_reset);
  * @sb: scoreboard
  * @psn: the PSN; ignored outside [una, una + size)
  *
- * A PSN resent in this episode and delivered sooner after the resend than
- * a round trip allows was delivered by its first copy: that resend is
- * counted as spurious (with the clock of the last irn_sb_clock()).
- *
  * Context: the completer, under the QP's scoreboard lock.
  * Return: true if it was not known to be delivered before.
  */
@@ -101,9 +96,6 @@ bool irn_sb_mark(struct irn_sb *sb, u32 psn)
 	if (!tracked(sb, psn) || test_bit(bit(sb, psn), sb->got))
 		return false;
 	__set_bit(bit(sb, psn), sb->got);
-	if (test_bit(bit(sb, psn), sb->resent) &&
-	    sb->now_ns - READ_ONCE(sb->sent_ns[bit(sb, psn)]) < sb->echo_ns)
-		sb->spurious++;
 	if (!irn_psn_before(psn, sb->high))
 		sb->high = irn_psn_add(psn, 1);
 	return true;
@@ -203,6 +195,10 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_lost);
  * PSN before a lost one is lost too, unless delivered), so the scan stops
  * at the first PSN that is neither delivered, resent nor lost.
  *
+ * When the first candidate is passed by enough PSNs but was sent less
+ * than a reordering window ago, @sb->ripe_ns says when it will be lost,
+ * so that the caller can look again then even if nothing else happens.
+ *
  * Context: under the QP's scoreboard lock.
  * Return: true if @psn is due for retransmission.
  */
@@ -212,12 +208,17 @@ bool irn_sb_next_lost(struct irn_sb *sb, u32 *psn)
 							    sb->high;
 	u32 p;
 
+	sb->ripe_ns = 0;
 	for (p = sb->cursor; irn_psn_before(p, end); p = irn_psn_add(p, 1)) {
 		if (irn_sb_test(sb, p) || test_bit(bit(sb, p), sb->resent))
 			continue;
 		sb->cursor = p;
-		if (!irn_sb_lost(sb, p))
+		if (!irn_sb_lost(sb, p)) {
+			if (irn_psn_diff(sb->high, p) > IRN_SB_DUPTHRESH)
+				sb->ripe_ns = READ_ONCE(sb->sent_ns[bit(sb, p)]) +
+					      sb->reo_ns;
 			return false;
+		}
 		*psn = p;
 		return true;
 	}
@@ -302,38 +303,19 @@ u32 irn_sb_weight(const struct irn_sb *sb)
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_weight);
 
 /**
- * irn_sb_clock() - the time and windows of the next decisions
+ * irn_sb_clock() - the time and reordering window of the next decisions
  * @sb: scoreboard
  * @now_ns: current time
  * @reo_ns: reordering window; 0 leaves loss detection to dup-threshold
- * @echo_ns: shortest time in which a resend can be acknowledged; 0 turns
- *	     spurious-resend detection off
  *
  * Context: under the QP's scoreboard lock.
  */
-void irn_sb_clock(struct irn_sb *sb, u64 now_ns, u64 reo_ns, u64 echo_ns)
+void irn_sb_clock(struct irn_sb *sb, u64 now_ns, u64 reo_ns)
 {
 	sb->now_ns = now_ns;
 	sb->reo_ns = reo_ns;
-	sb->echo_ns = echo_ns;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_clock);
-
-/**
- * irn_sb_take_spurious() - spurious resends found since the last call
- * @sb: scoreboard
- *
- * Context: the completer, under the QP's scoreboard lock.
- * Return: their number; the count restarts from 0.
- */
-u32 irn_sb_take_spurious(struct irn_sb *sb)
-{
-	u32 n = sb->spurious;
-
-	sb->spurious = 0;
-	return n;
-}
-EXPORT_SYMBOL_IF_KUNIT(irn_sb_take_spurious);
 
 /**
  * irn_sb_sent() - a PSN left, for the first time or again
@@ -349,6 +331,28 @@ void irn_sb_sent(struct irn_sb *sb, u32 psn, u64 now_ns)
 	WRITE_ONCE(sb->sent_ns[bit(sb, psn)], now_ns);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_sent);
+
+/**
+ * irn_sb_rtt() - RTT sample from a PSN just acknowledged
+ * @sb: scoreboard
+ * @psn: the PSN, a send or write (a read response's time is not its own)
+ * @now_ns: when it was acknowledged
+ *
+ * Context: the completer, under the QP's scoreboard lock, before una
+ * passes @psn.
+ * Return: the time since it was sent, or 0 if it was resent in this
+ * episode (Karn: which copy was acknowledged is unknown).
+ */
+u64 irn_sb_rtt(const struct irn_sb *sb, u32 psn, u64 now_ns)
+{
+	u64 sent;
+
+	if (!tracked(sb, psn) || test_bit(bit(sb, psn), sb->resent))
+		return 0;
+	sent = READ_ONCE(sb->sent_ns[bit(sb, psn)]);
+	return sent && sent < now_ns ? now_ns - sent : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_rtt);
 
 /**
  * irn_sb_overtaken() - read responses were overtaken by a later one

@@ -67,6 +67,9 @@ struct irn_tunables {
  * @gsi: the QP numbered 1 on the wire, if created
  * @atomic_lock: makes remote atomics atomic with respect to each other
  * @tun: IRN knobs for new QPs
+ * @reo_q: reordering window the device's QPs last settled on, in quarter
+ *	   RTTs; new QPs start from it (a path memory, like TCP's metrics
+ *	   cache), 0 before any has moved it
  * @debugfs: the device's debugfs directory
  * @list: on the module's device list, protected by irn_devices_lock
  */
@@ -86,6 +89,7 @@ struct irn_dev {
 	struct irn_qp __rcu	*gsi;
 	spinlock_t		atomic_lock;	/* see above */
 	struct irn_tunables	tun;
+	u32			reo_q;
 	struct dentry		*debugfs;
 	struct list_head	list;
 };

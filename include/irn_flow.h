@@ -40,9 +40,9 @@ struct irn_flow {
 	u32	reo_calm;
 };
 
-/* Reordering window: 1.25 srtt, up to 4 srtt after spurious resends. */
+/* Reordering window: 1.25 srtt, up to 8 srtt after spurious resends. */
 #define IRN_FLOW_REO_MIN_Q	5
-#define IRN_FLOW_REO_MAX_Q	16
+#define IRN_FLOW_REO_MAX_Q	32
 
 void irn_flow_init(struct irn_flow *f, u32 cap);
 u32 irn_flow_window(const struct irn_flow *f);

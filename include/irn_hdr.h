@@ -39,6 +39,7 @@ struct irn_bth {
  */
 #define IRN_BTH_IRN_CAP		0x20000000U	/* sender speaks IRN */
 #define IRN_BTH_IRN_EXT		0x10000000U	/* an IRN header follows */
+#define IRN_BTH_IRN_DSACK	0x08000000U	/* ACK of a duplicate request */
 #define IRN_BTH_QPN_MASK	0x00ffffffU
 #define IRN_BTH_ACKREQ		0x80000000U
 #define IRN_BTH_PSN_MASK	0x00ffffffU
@@ -161,6 +162,7 @@ enum irn_op_class {
  * @ack_req: BTH AckReq bit
  * @becn: BTH BECN bit (congestion seen by the peer's receiver)
  * @irn_cap: the sender speaks IRN
+ * @dsack: an ACK answering a request the responder already had
  * @ext_off: offset of the IRN header (struct irn_ixth or irn_sackh) from
  *	     the BTH, 0 if there is none; @hdr_len includes it
  * @paylen: payload bytes, pad and ICRC excluded
@@ -177,6 +179,7 @@ struct irn_pkt {
 	bool	ack_req;
 	bool	becn;
 	bool	irn_cap;
+	bool	dsack;
 	u8	ext_off;
 	u32	qpn;
 	u32	psn;
@@ -222,6 +225,7 @@ enum irn_rx_verdict {
  * @psn: packet sequence number, 24 bits
  * @irn_cap: IRN capability bit
  * @irn_ext: an IRN header follows the standard ones
+ * @irn_dsack: this ACK answers a duplicate request
  */
 struct irn_bth_fields {
 	u8	opcode;
@@ -237,6 +241,7 @@ struct irn_bth_fields {
 	u32	psn;
 	bool	irn_cap;
 	bool	irn_ext;
+	bool	irn_dsack;
 };
 
 void irn_bth_encode(struct irn_bth *bth, const struct irn_bth_fields *f);

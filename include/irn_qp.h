@@ -143,6 +143,7 @@ struct irn_qp {
 		u32		rto_high_ns;
 		spinlock_t	sb_lock;	/* protects sb */
 		struct irn_sb	sb;
+		struct hrtimer	reo_timer;	/* a loss ripens: look again */
 	} irn;
 
 	struct {
@@ -159,6 +160,7 @@ struct irn_qp {
 		u32		head;		/* oldest WQE not completed */
 		u32		read_offset;	/* bytes of that read placed */
 		u64		progress_ns;	/* last acknowledgment progress */
+		u8		backoff;	/* IRN timeouts without progress */
 		u8		retry_left;
 		u8		rnr_left;
 		bool		rewound;	/* asked, no progress since */
@@ -257,14 +259,12 @@ static inline u64 irn_qp_reorder_ns(const struct irn_qp *qp)
 
 /*
  * Set the scoreboard's clock for the decisions about to be taken under
- * the scoreboard lock: now, the reordering window, and the shortest time a
- * resend can be acknowledged in (half an RTT).
+ * the scoreboard lock: now, and the reordering window.
  */
 static inline void irn_qp_sb_clock(struct irn_qp *qp)
 {
 	lockdep_assert_held(&qp->irn.sb_lock);
-	irn_sb_clock(&qp->irn.sb, ktime_get_ns(), irn_qp_reorder_ns(qp),
-		     qp->flow.srtt_ns / 2);
+	irn_sb_clock(&qp->irn.sb, ktime_get_ns(), irn_qp_reorder_ns(qp));
 }
 
 /* Does the requester send IRN requests and recover selectively? */

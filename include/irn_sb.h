@@ -36,9 +36,9 @@
  * @in_recovery: an episode is running
  * @now_ns: the time decisions are taken at, from irn_sb_clock()
  * @reo_ns: reordering window, 0 for dup-threshold alone
- * @echo_ns: a resent PSN acknowledged sooner than this after its resend
- *	     was delivered by its first copy: the resend was spurious
- * @spurious: spurious resends found since irn_sb_take_spurious()
+ * @ripe_ns: set by irn_sb_next_lost() when it found nothing due but a PSN
+ *	     that only waits for the reordering window: when it will be
+ *	     lost; 0 otherwise
  * @got: delivered PSNs
  * @resent: PSNs retransmitted in this episode
  * @sent_ns: when each PSN was last sent
@@ -54,8 +54,7 @@ struct irn_sb {
 	bool		in_recovery;
 	u64		now_ns;
 	u64		reo_ns;
-	u64		echo_ns;
-	u32		spurious;
+	u64		ripe_ns;
 	unsigned long	*got;
 	unsigned long	*resent;
 	u64		*sent_ns;
@@ -74,9 +73,9 @@ void irn_sb_mark_resent(struct irn_sb *sb, u32 psn, u32 n);
 bool irn_sb_start_recovery(struct irn_sb *sb, u32 nxt);
 void irn_sb_timeout(struct irn_sb *sb, u32 nxt);
 u32 irn_sb_weight(const struct irn_sb *sb);
-void irn_sb_clock(struct irn_sb *sb, u64 now_ns, u64 reo_ns, u64 echo_ns);
-u32 irn_sb_take_spurious(struct irn_sb *sb);
+void irn_sb_clock(struct irn_sb *sb, u64 now_ns, u64 reo_ns);
 void irn_sb_sent(struct irn_sb *sb, u32 psn, u64 now_ns);
+u64 irn_sb_rtt(const struct irn_sb *sb, u32 psn, u64 now_ns);
 void irn_sb_overtaken(struct irn_sb *sb, u32 from, u32 to, u64 now_ns);
 
 #endif /* _IRN_SB_H */

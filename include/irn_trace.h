@@ -36,17 +36,21 @@ TRACE_EVENT(irn_retransmit,
 
 /*
  * The completer declared losses: @why is "sack" (dup-threshold passed),
- * "rto_short" or "rto_long" (timer expired).
+ * "rto_short" or "rto_long" (timer expired); with the RTT estimate and the
+ * reordering window in force.
  */
 TRACE_EVENT(irn_recovery,
-	TP_PROTO(u32 qpn, const char *why, u32 una, u32 high, u32 nxt),
-	TP_ARGS(qpn, why, una, high, nxt),
+	TP_PROTO(u32 qpn, const char *why, u32 una, u32 high, u32 nxt,
+		 u64 srtt_ns, u64 reo_ns),
+	TP_ARGS(qpn, why, una, high, nxt, srtt_ns, reo_ns),
 	TP_STRUCT__entry(
 		__field(u32, qpn)
 		__string(why, why)
 		__field(u32, una)
 		__field(u32, high)
 		__field(u32, nxt)
+		__field(u64, srtt_ns)
+		__field(u64, reo_ns)
 	),
 	TP_fast_assign(
 		__entry->qpn = qpn;
@@ -54,9 +58,12 @@ TRACE_EVENT(irn_recovery,
 		__entry->una = una;
 		__entry->high = high;
 		__entry->nxt = nxt;
+		__entry->srtt_ns = srtt_ns;
+		__entry->reo_ns = reo_ns;
 	),
-	TP_printk("qpn=%u why=%s una=%u high=%u nxt=%u", __entry->qpn,
-		  __get_str(why), __entry->una, __entry->high, __entry->nxt)
+	TP_printk("qpn=%u why=%s una=%u high=%u nxt=%u srtt_ns=%llu reo_ns=%llu",
+		  __entry->qpn, __get_str(why), __entry->una, __entry->high,
+		  __entry->nxt, __entry->srtt_ns, __entry->reo_ns)
 );
 
 /* The responder placed a request @ahead PSNs after the expected one. */

@@ -129,13 +129,13 @@ static void irn_test_flow_reorder_window(struct kunit *test)
 	irn_flow_on_spurious(&f, 1);
 	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 14 * MS);
 	irn_flow_on_spurious(&f, 100);
-	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 32 * MS);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 64 * MS);
 	for (i = 0; i < 15; i++)
 		irn_flow_on_loss(&f);
-	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 32 * MS);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 64 * MS);
 	irn_flow_on_loss(&f);
-	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 30 * MS);
-	for (i = 0; i < 16 * 20; i++)
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 62 * MS);
+	for (i = 0; i < 16 * 30; i++)
 		irn_flow_on_loss(&f);
 	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 10 * MS);
 }

@@ -249,6 +249,7 @@ static void irn_test_hdr_irn_ext(struct kunit *test)
 	/* The ICRC-masked byte is where both bits live. */
 	KUNIT_EXPECT_EQ(test, IRN_BTH_IRN_CAP & ~IRN_BTH_RESV8A_MASK, 0U);
 	KUNIT_EXPECT_EQ(test, IRN_BTH_IRN_EXT & ~IRN_BTH_RESV8A_MASK, 0U);
+	KUNIT_EXPECT_EQ(test, IRN_BTH_IRN_DSACK & ~IRN_BTH_RESV8A_MASK, 0U);
 	KUNIT_EXPECT_EQ(test, sizeof(struct irn_ixth), 20U);
 	KUNIT_EXPECT_EQ(test, sizeof(struct irn_sackh), 36U);
 }

@@ -24,8 +24,8 @@ enum sb_op {
 	INREC,		/* in recovery: n */
 	ISLOST,		/* irn_sb_lost(PSN) == n */
 	SENT,		/* PSN sent at time n */
-	CLOCK,		/* now is n, reordering window 10, echo 5 */
-	SPURIOUS,	/* spurious resends found since last asked: n */
+	CLOCK,		/* now is n, reordering window 10 */
+	RIPE,		/* after NONE: the first candidate is lost at n */
 	OVERTAKEN,	/* PSNs from 0 to PSN overtaken at time n */
 };
 
@@ -43,7 +43,7 @@ struct sb_script {
 static const struct sb_script scripts[] = {
 	{ "dupthresh_single_loss", {
 		{ MARK, 1 }, { MARK, 2 }, { ISLOST, 0, 0 }, { NONE },
-		{ NORECOVER, 5 },
+		{ RIPE, 0, 0 }, { NORECOVER, 5 },
 		{ MARK, 3 }, { ISLOST, 0, 1 }, { RECOVER, 5 }, { LOST, 0 },
 		{ NONE }, { MARK, 0 }, { FIRST, 4 }, { ADVANCE, 4 },
 		{ INREC, 0, 1 }, { ADVANCE, 5 }, { INREC, 0, 0 } } },
@@ -86,7 +86,7 @@ static const struct sb_script scripts[] = {
 		{ SENT, 0, 100 }, { SENT, 1, 101 }, { SENT, 2, 102 },
 		{ SENT, 3, 103 }, { SENT, 4, 104 },
 		{ MARK, 1 }, { MARK, 2 }, { MARK, 3 }, { MARK, 4 },
-		{ CLOCK, 0, 105 }, { ISLOST, 0, 0 }, { NONE },
+		{ CLOCK, 0, 105 }, { ISLOST, 0, 0 }, { NONE }, { RIPE, 0, 110 },
 		{ NORECOVER, 5 }, { CLOCK, 0, 110 }, { ISLOST, 0, 1 },
 		{ RECOVER, 5 }, { LOST, 0 }, { NONE } } },
 	{ "read_responses_clock_from_overtaking", {
@@ -98,17 +98,6 @@ static const struct sb_script scripts[] = {
 		{ ISLOST, 1, 0 }, { NONE }, { CLOCK, 0, 110 }, { ISLOST, 1, 1 },
 		{ LOST, 1 }, { NONE }, { CLOCK, 0, 113 }, { LOST, 3 },
 		{ LOST, 4 }, { NONE } } },
-	{ "spurious_resend_detected", {
-		{ SENT, 0, 100 }, { SENT, 1, 100 }, { SENT, 2, 100 },
-		{ SENT, 3, 100 }, { SENT, 4, 100 }, { SENT, 8, 100 },
-		{ MARK, 1 }, { MARK, 2 }, { MARK, 3 }, { MARK, 8 },
-		{ CLOCK, 0, 120 }, { LOST, 0 }, { LOST, 4 },
-		{ SENT, 0, 120 }, { SENT, 4, 120 },
-		/* 0 acknowledged 2 after its resend: the first copy made it */
-		{ CLOCK, 0, 122 }, { MARK, 0 }, { SPURIOUS, 0, 1 },
-		/* 4 acknowledged a round trip later: a real loss */
-		{ CLOCK, 0, 130 }, { MARK, 4 }, { SPURIOUS, 0, 0 },
-		{ MARK, 1 }, { SPURIOUS, 0, 0 } } },
 	{ "advance_forgets", {
 		{ MARK, 3 }, { MARK, 4 }, { MARK, 5 }, { MARK, 6 },
 		{ ADVANCE, 7 }, { FIRST, 7 }, { NONE }, { ISLOST, 7, 0 } } },
@@ -195,11 +184,11 @@ static void irn_test_sb_script(struct kunit *test)
 			irn_sb_sent(&sb, at, s->n);
 			break;
 		case CLOCK:
-			irn_sb_clock(&sb, s->n, 10, 5);
+			irn_sb_clock(&sb, s->n, 10);
 			break;
-		case SPURIOUS:
-			KUNIT_EXPECT_EQ_MSG(test, irn_sb_take_spurious(&sb),
-					    s->n, "step %d", i);
+		case RIPE:
+			KUNIT_EXPECT_EQ_MSG(test, sb.ripe_ns, (u64)s->n,
+					    "step %d", i);
 			break;
 		case OVERTAKEN:
 			irn_sb_overtaken(&sb, p->start, at, s->n);
@@ -227,6 +216,12 @@ static void irn_test_sb_mark_semantics(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, irn_sb_test(&sb, 10));
 	KUNIT_EXPECT_EQ(test, irn_sb_weight(&sb), 0U);
 	KUNIT_EXPECT_FALSE(test, irn_sb_mark(&sb, 9));
+	/* RTT samples: from the send time, none for a resent PSN (Karn) */
+	irn_sb_sent(&sb, 12, 1000);
+	irn_sb_sent(&sb, 13, 1000);
+	irn_sb_mark_resent(&sb, 13, 1);
+	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 12, 1700), 700ULL);
+	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 13, 1700), 0ULL);
 	irn_sb_free(&sb);
 }
 

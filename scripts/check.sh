@@ -153,9 +153,14 @@ run_group() {
 		names+=("$(basename "$f" .sh)")
 		total=$((total + $(test_timeout "$f") + 60))
 	done
+	# tests' own knobs (IRN_LOSSY_*, IRN_VERIFY_*, IRN_SUITE_*) go along
+	local v envs=()
+	for v in $(compgen -e | grep -E '^IRN_(LOSSY|VERIFY|SUITE)_' || true); do
+		envs+=(--env "$v=${!v}")
+	done
 	"$IRN_ROOT/scripts/vm.sh" --kernel debian --guests "$n" --name "$group" \
 		--run-dir "$RUN" --timeout "$total" --modules "$KO" \
-		--env "IRN_KO=$KO" --env "IRN_TOOLS=$TOOLS" \
+		--env "IRN_KO=$KO" --env "IRN_TOOLS=$TOOLS" "${envs[@]}" \
 		"$IRN_ROOT/scripts/guest/run-tests.sh" "$@" &
 	vmpid=$!
 	while kill -0 "$vmpid" 2>/dev/null; do

@@ -20,6 +20,8 @@
 #
 #   IRN_LOSSY_MODES   modes to run (default "irn gbn")
 #   IRN_LOSSY_NETEM   ';'-separated netem conditions (default below)
+#   IRN_LOSSY_TRACE   1: record the irn tracepoints of each run in
+#                     $IRN_OUT/trace-N.txt (for diagnosis)
 set -euo pipefail
 # shellcheck source=scripts/tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -62,7 +64,16 @@ netem_dropped()
 }
 
 NAMES=(retransmitted_pkts selective_retransmits ooo_placed irn_qps
-       retransmit_episodes timeouts sack_sent irn_duplicates)
+       retransmit_episodes timeouts sack_sent irn_duplicates
+       spurious_retransmits)
+TRACING=/sys/kernel/tracing
+if [[ ${IRN_LOSSY_TRACE:-0} == 1 ]]; then
+	mountpoint -q $TRACING || mount -t tracefs none $TRACING ||
+		irn_fail "cannot mount tracefs"
+	echo 1 >$TRACING/events/irn/enable
+	echo 8192 >$TRACING/buffer_size_kb
+	irn_defer sh -c "echo 0 >$TRACING/events/irn/enable"
+fi
 
 # snapshot FILE: counters and netem drops, one "name value" per line
 snapshot()
@@ -97,6 +108,7 @@ for mode in $MODES; do
 		"$TC" qdisc replace dev "$IRN_NETDEV" root netem $cond ||
 			irn_fail "tc qdisc replace ... netem $cond failed"
 		irn_barrier "start-$run"
+		[[ ${IRN_LOSSY_TRACE:-0} != 1 ]] || echo >$TRACING/trace
 		snapshot "$IRN_SHARED/before.$IRN_ROLE"
 		irn_barrier "snap-$run"
 		rc=0
@@ -111,6 +123,8 @@ for mode in $MODES; do
 		fi
 		secs=$((SECONDS - t0))
 		snapshot "$IRN_SHARED/after.$IRN_ROLE"
+		[[ ${IRN_LOSSY_TRACE:-0} != 1 ]] ||
+			cp $TRACING/trace "$IRN_OUT/trace-$run.txt"
 		irn_barrier "done-$run"
 		if [[ $rc -ne 0 ]]; then
 			irn_log "FAIL [$tag]: irn_verify exited with $rc"
@@ -124,8 +138,10 @@ for mode in $MODES; do
 			retx=$(delta a retransmitted_pkts)
 			sel=$(delta a selective_retransmits)
 			ooo=$(delta b ooo_placed)
-			line=$(printf '%-4s %-28s %4ss lost %5d resent %5d selective %5d ooo_placed %5d gbn_episodes %4d timeouts %4d' \
-				"$mode" "$cond" "$secs" "$lost" "$retx" "$sel" "$ooo" \
+			line=$(printf '%-4s %-28s %4ss lost %5d resent %5d selective %5d spurious %5d dup_rcvd %5d ooo_placed %5d gbn_episodes %4d timeouts %4d' \
+				"$mode" "$cond" "$secs" "$lost" "$retx" "$sel" \
+				"$(delta a spurious_retransmits)" \
+				"$(delta b irn_duplicates)" "$ooo" \
 				"$(delta a retransmit_episodes)" "$(delta a timeouts)")
 			echo "$line" >>"$SUMMARY"
 			irn_log "$line"
