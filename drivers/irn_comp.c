@@ -332,8 +332,8 @@ static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 	/* Pairs with the requester's store-release of req.next. */
 	u32 next = smp_load_acquire(&qp->req.next);
 	u32 sent = READ_ONCE(qp->req.psn);
+	u64 rtt = 0, now = ktime_get_ns();
 	u32 i, psn, end;
-	u64 rtt = 0;
 
 	lockdep_assert_held(&qp->irn.sb_lock);
 	for (i = qp->comp.head; i != next + 1; i++) {
@@ -349,7 +349,7 @@ static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 		       irn_psn_in_window(psn, sb->una, sb->size)) {
 			if ((!irn_psn_after(psn, cum) ||
 			     (sv && sacked(sv, psn))) && irn_sb_mark(sb, psn))
-				rtt = irn_sb_rtt(sb, psn, ktime_get_ns()) ?: rtt;
+				rtt = irn_sb_rtt(sb, psn, now) ?: rtt;
 			psn = irn_psn_add(psn, 1);
 		}
 	}
