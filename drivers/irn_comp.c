@@ -380,10 +380,17 @@ static void irn_advance(struct irn_qp *qp)
 		spin_unlock_bh(&qp->irn.sb_lock);
 		if (w->state == IRN_SWQE_SENT &&
 		    irn_psn_after(delivered, w->last_psn)) {
+			/*
+			 * A read's whole transfer is no round trip: reads
+			 * sample at their first response, sends and writes
+			 * per acknowledgment (irn_deliver_reply(),
+			 * mark_acked()).
+			 */
 			irn_flow_on_ack(&qp->flow,
 					irn_psn_diff(w->last_psn,
 						     qp->comp.psn) + 1,
-					w->resent ? 0 :
+					w->resent ||
+					w->opcode == IB_WR_RDMA_READ ? 0 :
 					ktime_get_ns() - w->sent_ns);
 			irn_progress(qp, irn_psn_add(w->last_psn, 1));
 			retire(qp, w, w->status);
@@ -472,13 +479,22 @@ static void irn_deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 			      u32 offset, u32 len)
 {
 	enum ib_wc_status status;
+	u64 rtt = 0;
 	bool dup;
 
 	spin_lock_bh(&qp->irn.sb_lock);
 	dup = irn_sb_test(&qp->irn.sb, psn);
+	/*
+	 * The first response of a read, not overtaken by a later one (which
+	 * would have restamped it), is a round trip from the request.
+	 */
+	if (!dup && psn == w->first_psn && w->opcode == IB_WR_RDMA_READ &&
+	    !irn_psn_after(qp->irn.sb.stamp_from, psn))
+		rtt = irn_sb_rtt(&qp->irn.sb, psn, ktime_get_ns());
 	spin_unlock_bh(&qp->irn.sb_lock);
 	if (dup)
 		return;
+	irn_flow_on_ack(&qp->flow, 0, rtt);
 	status = irn_mr_copy_sges(qp->dev, qp->ib_qp.pd,
 				  irn_qp_sq_slot(qp, index)->dma.sge,
 				  w->num_sge, offset, data, len, true);
