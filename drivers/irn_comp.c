@@ -314,6 +314,11 @@ struct sack_view {
 	u32	bits[IRN_SACK_BITS / 32];
 };
 
+static u32 wqe_psns(const struct irn_swqe *w)
+{
+	return irn_psn_diff(w->last_psn, w->first_psn) + 1;
+}
+
 static bool sacked(const struct sack_view *sv, u32 psn)
 {
 	u32 i = (psn - sv->base - 1) & IRN_PSN_MASK;
@@ -323,7 +328,8 @@ static bool sacked(const struct sack_view *sv, u32 psn)
 
 /*
  * Mark the send and write PSNs up to @cum delivered, and those after it
- * that @sv names.  Reads and atomics are left to their responses.
+ * that @sv names.  Reads and atomics are left to their responses; a read
+ * request @sv names is only seen (the responder holds it).
  * Return: an RTT sample from the newest PSN this newly marked, 0 for none.
  */
 static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
@@ -339,6 +345,9 @@ static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 	for (i = qp->comp.head; i != next + 1; i++) {
 		struct irn_swqe *w = irn_qp_wqe_in_flight(qp, i, next);
 
+		if (w && w->opcode == IB_WR_RDMA_READ && sv &&
+		    sacked(sv, w->first_psn))
+			irn_sb_seen(sb, w->first_psn, wqe_psns(w), true);
 		if (!w || w->rd_credit)
 			continue;
 		psn = irn_psn_before(w->first_psn, sb->una) ? sb->una :
@@ -503,9 +512,11 @@ static void irn_deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 	spin_lock_bh(&qp->irn.sb_lock);
 	/* The responder executed everything before the read or atomic. */
 	mark_acked(qp, irn_psn_add(w->first_psn, -1), NULL);
-	if (w->opcode == IB_WR_RDMA_READ)
+	if (w->opcode == IB_WR_RDMA_READ) {
+		irn_sb_seen(&qp->irn.sb, w->first_psn, wqe_psns(w), false);
 		irn_sb_overtaken(&qp->irn.sb, w->first_psn, psn,
 				 ktime_get_ns());
+	}
 	irn_sb_mark(&qp->irn.sb, psn);
 	spin_unlock_bh(&qp->irn.sb_lock);
 	irn_advance(qp);
@@ -867,6 +878,22 @@ void irn_comp_arm_rto(struct irn_qp *qp)
 		return;
 	hrtimer_start(&qp->comp.rto, ns_to_ktime(rto_ns(qp)),
 		      HRTIMER_MODE_REL_SOFT);
+}
+
+/**
+ * irn_comp_restart_rto() - restart the retransmission timer from now
+ * @qp: RC QP that just resent its oldest unacknowledged PSN
+ *
+ * As Linux TCP does when it retransmits the head of its queue: the resent
+ * packet deserves a full timeout before the timer resends it again.
+ *
+ * Context: any.
+ */
+void irn_comp_restart_rto(struct irn_qp *qp)
+{
+	if (qp->timeout)
+		hrtimer_start(&qp->comp.rto, ns_to_ktime(rto_ns(qp)),
+			      HRTIMER_MODE_REL_SOFT);
 }
 
 /**

@@ -23,6 +23,7 @@ void irn_flow_init(struct irn_flow *f, u32 cap)
 	f->rttvar_ns = 0;
 	f->reo_q = IRN_FLOW_REO_MIN_Q;
 	f->reo_calm = 0;
+	f->reo_grown = false;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_init);
 
@@ -89,6 +90,7 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_ack);
  */
 void irn_flow_on_loss(struct irn_flow *f)
 {
+	f->reo_grown = false;
 	if (++f->reo_calm < 16)
 		return;
 	f->reo_calm = 0;
@@ -103,9 +105,11 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_loss);
  * @n: how many
  *
  * The path reorders more than the window allowed (the peer acknowledged a
- * duplicate: D-SACK): widen it by half an RTT per spurious resend, up to
- * 8 srtt.  Unlike TCP's RACK, which stops at one srtt, irn allows more:
- * a young QP's srtt may come from one lucky sample.
+ * duplicate: D-SACK): widen it by a quarter RTT, once per loss episode
+ * however many duplicates the episode produced, up to 2 srtt.  RACK (RFC
+ * 8985 6.2) stops at one srtt; irn allows a little more for software
+ * peers whose RTT jitters, but no more: a window near the retransmission
+ * timeout would leave every loss to the timer.
  *
  * Context: the completer.
  */
@@ -114,7 +118,10 @@ void irn_flow_on_spurious(struct irn_flow *f, u32 n)
 	if (!n)
 		return;
 	f->reo_calm = 0;
-	f->reo_q = min_t(u32, f->reo_q + 2 * n, IRN_FLOW_REO_MAX_Q);
+	if (f->reo_grown)
+		return;
+	f->reo_grown = true;
+	f->reo_q = min_t(u32, f->reo_q + 1, IRN_FLOW_REO_MAX_Q);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_spurious);
 

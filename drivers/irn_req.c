@@ -692,7 +692,9 @@ static enum req_state retransmit(struct irn_qp *qp)
 	irn_dev_count(qp->dev, IRN_CNT_SEL_RETX);
 	trace_irn_retransmit(irn_qp_num(qp), pos.psn, pos.resend_pkts,
 			     READ_ONCE(qp->comp.psn), qp->req.psn);
-	build_and_send(qp, w, &pos);
+	if (build_and_send(qp, w, &pos) == IB_WC_SUCCESS &&
+	    pos.psn == READ_ONCE(qp->comp.psn))
+		irn_comp_restart_rto(qp);
 	return REQ_DONE_MORE;
 }
 

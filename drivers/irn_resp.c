@@ -54,6 +54,7 @@ enum resp_state {
 	RESP_CHECK_PSN,
 	RESP_IRN_CHECK,
 	RESP_IRN_PLACE,
+	RESP_IRN_HOLD_READ,
 	RESP_CHECK_SEQ,
 	RESP_CHECK_ACCESS,
 	RESP_SEND,
@@ -418,19 +419,26 @@ static u8 read_resp_opcode(u32 i, u32 npkts)
 	return IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
 }
 
-/* Send the responses of a read of @len bytes at @va starting at @psn. */
-static enum resp_state send_read(struct resp_ctx *c, u64 va, u32 rkey,
-				 u32 len, u32 psn)
+static u32 read_psns(const struct irn_qp *qp, u32 len)
 {
-	struct irn_qp *qp = c->qp;
-	u32 npkts = max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1);
+	return max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1);
+}
+
+/*
+ * Send the responses of a read of @len bytes at @va starting at @psn.
+ * Return: false if @rkey grants no such read.
+ */
+static bool read_responses(struct irn_qp *qp, u64 va, u32 rkey, u32 len,
+			   u32 psn)
+{
+	u32 npkts = read_psns(qp, len);
 	struct irn_mr *mr = NULL;
 	u32 i;
 
 	if (len) {
 		mr = get_rkey(qp, rkey, IB_ACCESS_REMOTE_READ, va, len);
 		if (!mr)
-			return rkey_error(c);
+			return false;
 	}
 	for (i = 0; i < npkts; i++) {
 		u32 n = min(len - i * qp->mtu, qp->mtu);
@@ -449,6 +457,14 @@ static enum resp_state send_read(struct resp_ctx *c, u64 va, u32 rkey,
 	}
 	if (mr)
 		irn_mr_put(mr);
+	return true;
+}
+
+static enum resp_state send_read(struct resp_ctx *c, u64 va, u32 rkey,
+				 u32 len, u32 psn)
+{
+	if (!read_responses(c->qp, va, rkey, len, psn))
+		return rkey_error(c);
 	return RESP_DONE;
 }
 
@@ -457,7 +473,7 @@ static enum resp_state do_read(struct resp_ctx *c)
 	struct irn_qp *qp = c->qp;
 	struct irn_reth *reth = ext_hdr(c, IRN_HDR_RETH);
 	u32 len = be32_to_cpu(reth->len);
-	u32 npkts = max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1);
+	u32 npkts = read_psns(qp, len);
 	enum resp_state next;
 
 	if (!qp->max_dest_rd_atomic)
@@ -607,9 +623,9 @@ static enum resp_state irn_check(struct resp_ctx *c)
 		c->dsack = true;
 		return RESP_DONE;
 	}
-	if (pkt->flags & (IRN_OP_READ | IRN_OP_ATOMIC)) {
-		if (!diff)
-			return RESP_CHECK_ACCESS;
+	if (pkt->flags & (IRN_OP_READ | IRN_OP_ATOMIC) && !diff)
+		return RESP_CHECK_ACCESS;
+	if (pkt->flags & IRN_OP_ATOMIC) {
 		irn_dev_count(qp->dev, IRN_CNT_OOO_DROPPED);
 		c->sack = true;
 		return RESP_DONE;
@@ -626,6 +642,8 @@ static enum resp_state irn_check(struct resp_ctx *c)
 	case IRN_RXW_NEW:
 		break;
 	}
+	if (pkt->flags & IRN_OP_READ)
+		return RESP_IRN_HOLD_READ;
 	/* Full-MTU packets except the last of a message. */
 	if (pkt->paylen > qp->mtu ||
 	    (!(pkt->flags & IRN_OP_LAST) && pkt->paylen != qp->mtu))
@@ -767,6 +785,48 @@ static enum resp_state irn_place(struct resp_ctx *c)
 	return RESP_DONE;
 }
 
+/*
+ * A read request ahead of a hole: keep it in the window, to run in order
+ * when the hole is filled (a read must see every earlier write), and let
+ * the SACK tell the requester that it arrived.
+ */
+static enum resp_state irn_hold_read(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+	struct irn_reth *reth = ext_hdr(c, IRN_HDR_RETH);
+	struct irn_rx_slot slot = {
+		.flags	= IRN_RX_READ,
+		.ex	= be32_to_cpu(reth->rkey),
+		.len	= be32_to_cpu(reth->len),
+		.va	= be64_to_cpu(reth->va),
+	};
+
+	if (!qp->max_dest_rd_atomic ||
+	    !(qp->access & IB_ACCESS_REMOTE_READ))
+		return irn_reject(c, IRN_NAK_INVALID_REQ);
+	irn_rxwin_put(&qp->resp.win, c->pkt->psn, &slot);
+	irn_dev_count(qp->dev, IRN_CNT_OOO_PLACED);
+	trace_irn_ooo_placed(irn_qp_num(qp), c->pkt->psn,
+			     irn_psn_diff(c->pkt->psn, qp->resp.epsn));
+	c->sack = true;
+	return RESP_DONE;
+}
+
+/* A held read request is next in order: answer it now. */
+static void irn_run_read(struct irn_qp *qp, const struct irn_rx_slot *slot)
+{
+	u32 psn = irn_psn_add(qp->resp.epsn, -1);
+	u32 npkts = read_psns(qp, slot->len);
+
+	irn_rxwin_skip(&qp->resp.win, qp->resp.epsn, npkts - 1);
+	qp->resp.epsn = irn_psn_add(psn, npkts);
+	qp->resp.msn++;
+	if (!read_responses(qp, slot->va, slot->ex, slot->len, psn)) {
+		send_ack(qp, IRN_AETH_NAK | IRN_NAK_REM_ACCESS, psn);
+		irn_qp_error(qp);
+	}
+}
+
 /* The message ending at @slot has arrived, and all before it: report it. */
 static void irn_complete_recv(struct irn_qp *qp,
 			      const struct irn_rx_slot *slot)
@@ -816,6 +876,10 @@ static void irn_drain(struct resp_ctx *c)
 	       irn_rxwin_pop(&qp->resp.win, qp->resp.epsn, &slot)) {
 		qp->resp.epsn = irn_psn_add(qp->resp.epsn, 1);
 		n++;
+		if (slot.flags & IRN_RX_READ) {
+			irn_run_read(qp, &slot);
+			continue;
+		}
 		if (!(slot.flags & IRN_RX_LAST))
 			continue;
 		qp->resp.msn++;
@@ -917,6 +981,7 @@ static void handle_request(struct irn_qp *qp, struct sk_buff *skb)
 		.status = IB_WC_SUCCESS,
 	};
 	enum resp_state state = RESP_CHECK_PSN;
+	u32 epsn = qp->resp.epsn;
 
 	while (state != RESP_DONE) {
 		switch (state) {
@@ -928,6 +993,9 @@ static void handle_request(struct irn_qp *qp, struct sk_buff *skb)
 			break;
 		case RESP_IRN_PLACE:
 			state = irn_place(&c);
+			break;
+		case RESP_IRN_HOLD_READ:
+			state = irn_hold_read(&c);
 			break;
 		case RESP_CHECK_SEQ:
 			state = check_seq(&c);
@@ -968,8 +1036,13 @@ static void handle_request(struct irn_qp *qp, struct sk_buff *skb)
 			break;
 		}
 	}
-	if (c.irn)
-		irn_drain(&c);
+	if (!c.irn)
+		return;
+	/* An in-order read or atomic moved epsn over its own PSNs. */
+	if (irn_psn_after(qp->resp.epsn, epsn))
+		irn_rxwin_skip(&qp->resp.win, epsn,
+			       irn_psn_diff(qp->resp.epsn, epsn));
+	irn_drain(&c);
 }
 
 /* In the error state every posted receive completes as flushed. */

@@ -125,6 +125,29 @@ bool irn_rxwin_pop(struct irn_rxwin *w, u32 epsn, struct irn_rx_slot *slot)
 EXPORT_SYMBOL_IF_KUNIT(irn_rxwin_pop);
 
 /**
+ * irn_rxwin_skip() - forget PSNs the expected PSN jumped over
+ * @w: window
+ * @psn: first of them
+ * @n: how many
+ *
+ * An in-order read or atomic moves the expected PSN by itself; whatever a
+ * (misbehaving) peer placed at the PSNs it covers must not resurface a
+ * window later.
+ *
+ * Context: the responder.
+ */
+void irn_rxwin_skip(struct irn_rxwin *w, u32 psn, u32 n)
+{
+	if (!w->placed)
+		return;
+	for (n = min(n, w->size); n; n--, psn = irn_psn_add(psn, 1)) {
+		if (__test_and_clear_bit(idx(w, psn), w->got))
+			w->placed--;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_rxwin_skip);
+
+/**
  * irn_rxwin_sack() - selective acknowledgment bits after the expected PSN
  * @w: window
  * @epsn: expected PSN (the SACK base)

@@ -35,9 +35,10 @@ int irn_sb_init(struct irn_sb *sb, u32 size, gfp_t gfp)
 	memset(sb, 0, sizeof(*sb));
 	sb->size = roundup_pow_of_two(max(size, 64U));
 	sb->got = bitmap_zalloc(sb->size, gfp);
+	sb->seen = bitmap_zalloc(sb->size, gfp);
 	sb->resent = bitmap_zalloc(sb->size, gfp);
 	sb->sent_ns = kcalloc(sb->size, sizeof(*sb->sent_ns), gfp);
-	if (!sb->got || !sb->resent || !sb->sent_ns) {
+	if (!sb->got || !sb->seen || !sb->resent || !sb->sent_ns) {
 		irn_sb_free(sb);
 		return -ENOMEM;
 	}
@@ -54,9 +55,11 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_init);
 void irn_sb_free(struct irn_sb *sb)
 {
 	bitmap_free(sb->got);
+	bitmap_free(sb->seen);
 	bitmap_free(sb->resent);
 	kfree(sb->sent_ns);
 	sb->got = NULL;
+	sb->seen = NULL;
 	sb->resent = NULL;
 	sb->sent_ns = NULL;
 }
@@ -72,6 +75,7 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_free);
 void irn_sb_reset(struct irn_sb *sb, u32 psn)
 {
 	bitmap_zero(sb->got, sb->size);
+	bitmap_zero(sb->seen, sb->size);
 	bitmap_zero(sb->resent, sb->size);
 	sb->una = psn;
 	sb->high = psn;
@@ -119,6 +123,42 @@ bool irn_sb_test(const struct irn_sb *sb, u32 psn)
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_test);
 
 /**
+ * irn_sb_seen() - the responder holds a read request, or answered it
+ * @sb: scoreboard
+ * @psn: the read's first PSN
+ * @n: its PSNs
+ * @seen: true when a SACK names its request (ignored once a response of
+ *	  it was delivered), false at its first response
+ *
+ * Context: the completer, under the QP's scoreboard lock.
+ */
+void irn_sb_seen(struct irn_sb *sb, u32 psn, u32 n, bool seen)
+{
+	u32 p = psn, i;
+
+	/* A late SACK must not hide the loss of responses already flowing. */
+	for (i = 0; seen && i < n; i++)
+		if (irn_sb_test(sb, irn_psn_add(psn, i)))
+			return;
+	for (; n; n--, p = irn_psn_add(p, 1)) {
+		if (!tracked(sb, p))
+			continue;
+		if (seen)
+			__set_bit(bit(sb, p), sb->seen);
+		else
+			__clear_bit(bit(sb, p), sb->seen);
+	}
+	if (seen && tracked(sb, psn) && !irn_psn_before(psn, sb->high))
+		sb->high = irn_psn_add(psn, 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_seen);
+
+static bool is_seen(const struct irn_sb *sb, u32 psn)
+{
+	return tracked(sb, psn) && test_bit(bit(sb, psn), sb->seen);
+}
+
+/**
  * irn_sb_first_missing() - the end of the delivered run that starts at una
  * @sb: scoreboard
  *
@@ -148,6 +188,7 @@ void irn_sb_advance(struct irn_sb *sb, u32 psn)
 {
 	while (irn_psn_before(sb->una, psn)) {
 		__clear_bit(bit(sb, sb->una), sb->got);
+		__clear_bit(bit(sb, sb->una), sb->seen);
 		__clear_bit(bit(sb, sb->una), sb->resent);
 		sb->una = irn_psn_add(sb->una, 1);
 	}
@@ -170,9 +211,9 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_advance);
  * @psn: the PSN
  *
  * Context: under the QP's scoreboard lock.
- * Return: true if not delivered and either timed out, or a PSN at least
- * IRN_SB_DUPTHRESH after it was delivered and it was sent a reordering
- * window ago.
+ * Return: true if not delivered and either timed out, or not seen while
+ * a PSN at least IRN_SB_DUPTHRESH after it was delivered (or seen) and it
+ * was sent a reordering window ago.
  */
 bool irn_sb_lost(const struct irn_sb *sb, u32 psn)
 {
@@ -180,6 +221,8 @@ bool irn_sb_lost(const struct irn_sb *sb, u32 psn)
 		return false;
 	if (irn_psn_before(psn, sb->lost_until))
 		return true;
+	if (is_seen(sb, psn))
+		return false;
 	return irn_psn_diff(sb->high, psn) > IRN_SB_DUPTHRESH &&
 	       sb->now_ns - READ_ONCE(sb->sent_ns[bit(sb, psn)]) >= sb->reo_ns;
 }
@@ -192,8 +235,9 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_lost);
  *
  * Lost PSNs come out in ascending order, each once per episode (the caller
  * marks what it resent with irn_sb_mark_resent()).  Losses are monotone (a
- * PSN before a lost one is lost too, unless delivered), so the scan stops
- * at the first PSN that is neither delivered, resent nor lost.
+ * PSN before a lost one is lost too, unless delivered or seen), so the
+ * scan stops at the first PSN that is neither delivered, seen, resent nor
+ * lost.
  *
  * When the first candidate is passed by enough PSNs but was sent less
  * than a reordering window ago, @sb->ripe_ns says when it will be lost,
@@ -210,7 +254,8 @@ bool irn_sb_next_lost(struct irn_sb *sb, u32 *psn)
 
 	sb->ripe_ns = 0;
 	for (p = sb->cursor; irn_psn_before(p, end); p = irn_psn_add(p, 1)) {
-		if (irn_sb_test(sb, p) || test_bit(bit(sb, p), sb->resent))
+		if (irn_sb_test(sb, p) || test_bit(bit(sb, p), sb->resent) ||
+		    (is_seen(sb, p) && !irn_psn_before(p, sb->lost_until)))
 			continue;
 		sb->cursor = p;
 		if (!irn_sb_lost(sb, p)) {

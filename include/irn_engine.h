@@ -35,6 +35,7 @@ void irn_comp_queue(struct irn_qp *qp, struct sk_buff *skb);
 enum hrtimer_restart irn_comp_rto_expired(struct hrtimer *timer);
 enum hrtimer_restart irn_comp_rnr_expired(struct hrtimer *timer);
 void irn_comp_arm_rto(struct irn_qp *qp);
+void irn_comp_restart_rto(struct irn_qp *qp);
 
 /* responder: irn_resp.c */
 enum irn_task_ret irn_responder(struct irn_task *task);

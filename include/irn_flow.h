@@ -31,6 +31,7 @@
  * @rttvar_ns: RTT variation
  * @reo_q: reordering window, in quarters of @srtt_ns
  * @reo_calm: loss episodes since the window last grew
+ * @reo_grown: the window grew in the current loss episode
  */
 struct irn_flow {
 	u32	cap;
@@ -38,11 +39,12 @@ struct irn_flow {
 	u64	rttvar_ns;
 	u32	reo_q;
 	u32	reo_calm;
+	bool	reo_grown;
 };
 
-/* Reordering window: 1.25 srtt, up to 8 srtt after spurious resends. */
+/* Reordering window: 1.25 srtt, up to 2 srtt after spurious resends. */
 #define IRN_FLOW_REO_MIN_Q	5
-#define IRN_FLOW_REO_MAX_Q	32
+#define IRN_FLOW_REO_MAX_Q	8
 
 void irn_flow_init(struct irn_flow *f, u32 cap);
 u32 irn_flow_window(const struct irn_flow *f);

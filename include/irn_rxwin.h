@@ -6,7 +6,8 @@
  * in order or not, and records it here; completions and the cumulative
  * acknowledgment then move over the window strictly in PSN order, so
  * receive completions appear only when a message and every message before
- * it has fully arrived.  Pure bookkeeping, tested by KUnit.
+ * it has fully arrived.  Read requests wait here too, and run when the
+ * window reaches them.  Pure bookkeeping, tested by KUnit.
  */
 #ifndef _IRN_RXWIN_H
 #define _IRN_RXWIN_H
@@ -21,20 +22,24 @@ enum irn_rx_slot_flags {
 	IRN_RX_IMM	= BIT(3),	/* @ex is immediate data */
 	IRN_RX_INV	= BIT(4),	/* @ex is an rkey to invalidate */
 	IRN_RX_SE	= BIT(5),	/* solicited event */
+	IRN_RX_READ	= BIT(6),	/* a read request, executed in order */
 };
 
 /**
  * struct irn_rx_slot - a placed packet
  * @flags: enum irn_rx_slot_flags
- * @ex: immediate data (wire order) or rkey to invalidate
- * @len: message length so far, i.e. offset + payload of this packet
+ * @ex: immediate data (wire order), rkey to invalidate, or a read's rkey
+ * @len: message length so far, i.e. offset + payload of this packet; or
+ *	 a read's length
  * @rsn: receive sequence number of its message
+ * @va: a read's address
  */
 struct irn_rx_slot {
 	u32	flags;
 	u32	ex;
 	u32	len;
 	u32	rsn;
+	u64	va;
 };
 
 /**
@@ -71,6 +76,7 @@ enum irn_rx_place irn_rxwin_check(const struct irn_rxwin *w, u32 epsn,
 void irn_rxwin_put(struct irn_rxwin *w, u32 psn,
 		   const struct irn_rx_slot *slot);
 bool irn_rxwin_pop(struct irn_rxwin *w, u32 epsn, struct irn_rx_slot *slot);
+void irn_rxwin_skip(struct irn_rxwin *w, u32 psn, u32 n);
 void irn_rxwin_sack(const struct irn_rxwin *w, u32 epsn, u32 *bits);
 
 #endif /* _IRN_RXWIN_H */

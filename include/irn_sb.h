@@ -15,6 +15,13 @@
  * ascending order, the oldest unacknowledged first, each once per episode;
  * an episode ends when the cumulative point passes the PSN that was next
  * to send when it began.
+ *
+ * Read requests are answered by responses, not acknowledged, so a read
+ * request that arrived early sits at the responder until the hole before
+ * it is filled; the responder's SACK says so.  Such PSNs are "seen": they
+ * count as evidence against earlier holes (they raise @high) but are not
+ * delivered, and are neither lost nor resent until their first response
+ * arrives or a timeout declares them lost.
  */
 #ifndef _IRN_SB_H
 #define _IRN_SB_H
@@ -40,6 +47,7 @@
  *	     that only waits for the reordering window: when it will be
  *	     lost; 0 otherwise
  * @got: delivered PSNs
+ * @seen: read PSNs whose request the responder holds, not yet answered
  * @resent: PSNs retransmitted in this episode
  * @sent_ns: when each PSN was last sent
  */
@@ -56,6 +64,7 @@ struct irn_sb {
 	u64		reo_ns;
 	u64		ripe_ns;
 	unsigned long	*got;
+	unsigned long	*seen;
 	unsigned long	*resent;
 	u64		*sent_ns;
 };
@@ -65,6 +74,7 @@ void irn_sb_free(struct irn_sb *sb);
 void irn_sb_reset(struct irn_sb *sb, u32 psn);
 bool irn_sb_mark(struct irn_sb *sb, u32 psn);
 bool irn_sb_test(const struct irn_sb *sb, u32 psn);
+void irn_sb_seen(struct irn_sb *sb, u32 psn, u32 n, bool seen);
 u32 irn_sb_first_missing(const struct irn_sb *sb);
 void irn_sb_advance(struct irn_sb *sb, u32 psn);
 bool irn_sb_lost(const struct irn_sb *sb, u32 psn);

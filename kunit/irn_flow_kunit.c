@@ -127,14 +127,24 @@ static void irn_test_flow_reorder_window(struct kunit *test)
 	irn_flow_on_ack(&f, 1, 8 * MS);
 	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 10 * MS);
 	irn_flow_on_spurious(&f, 1);
-	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 14 * MS);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 12 * MS);
+	/* Once per loss episode, however many duplicates it produced. */
 	irn_flow_on_spurious(&f, 100);
-	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 64 * MS);
+	irn_flow_on_spurious(&f, 1);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 12 * MS);
+	irn_flow_on_loss(&f);
+	irn_flow_on_spurious(&f, 1);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 14 * MS);
+	for (i = 0; i < 10; i++) {
+		irn_flow_on_loss(&f);
+		irn_flow_on_spurious(&f, 3);
+	}
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 16 * MS);
 	for (i = 0; i < 15; i++)
 		irn_flow_on_loss(&f);
-	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 64 * MS);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 16 * MS);
 	irn_flow_on_loss(&f);
-	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 62 * MS);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 14 * MS);
 	for (i = 0; i < 16 * 30; i++)
 		irn_flow_on_loss(&f);
 	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 10 * MS);

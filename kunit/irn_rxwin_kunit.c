@@ -52,6 +52,39 @@ static void irn_test_rxwin_sack_bits(struct kunit *test)
 }
 
 /*
+ * An in-order read moves the expected PSN over its responses' PSNs: what
+ * was placed there is forgotten, what lies beyond is kept, and a held
+ * read keeps its address, key and length.
+ */
+static void irn_test_rxwin_skip(struct kunit *test)
+{
+	struct irn_rx_slot slot = { .flags = IRN_RX_READ, .ex = 0x1234,
+				    .len = 5000, .va = 0xfeedface0000ULL };
+	u32 epsn = irn_psn_add(IRN_PSN_MASK, -1);
+	struct irn_rx_slot out;
+	struct irn_rxwin w;
+
+	KUNIT_ASSERT_EQ(test, irn_rxwin_init(&w, 64, GFP_KERNEL), 0);
+	irn_rxwin_put(&w, irn_psn_add(epsn, 1), &slot);
+	irn_rxwin_put(&w, irn_psn_add(epsn, 2), &slot);
+	irn_rxwin_put(&w, irn_psn_add(epsn, 3), &slot);
+	irn_rxwin_skip(&w, epsn, 3);
+	KUNIT_EXPECT_EQ(test, w.placed, 1U);
+	KUNIT_EXPECT_EQ(test, irn_rxwin_check(&w, epsn, irn_psn_add(epsn, 2)),
+			IRN_RXW_NEW);
+	KUNIT_EXPECT_TRUE(test, irn_rxwin_pop(&w, irn_psn_add(epsn, 3), &out));
+	KUNIT_EXPECT_EQ(test, out.flags, (u32)IRN_RX_READ);
+	KUNIT_EXPECT_EQ(test, out.ex, 0x1234U);
+	KUNIT_EXPECT_EQ(test, out.len, 5000U);
+	KUNIT_EXPECT_EQ(test, out.va, 0xfeedface0000ULL);
+	/* Skipping a window or more forgets everything. */
+	irn_rxwin_put(&w, irn_psn_add(epsn, 70), &slot);
+	irn_rxwin_skip(&w, epsn, 1000);
+	KUNIT_EXPECT_EQ(test, w.placed, 0U);
+	irn_rxwin_free(&w);
+}
+
+/*
  * Four messages of 3, 1, 4 and 2 packets arrive in a scrambled order; the
  * drain after each arrival must complete messages in order, each exactly
  * when it and every earlier one has fully arrived.
@@ -120,6 +153,7 @@ static void irn_test_rxwin_in_order_completion(struct kunit *test)
 static struct kunit_case irn_rxwin_cases[] = {
 	KUNIT_CASE(irn_test_rxwin_classify),
 	KUNIT_CASE(irn_test_rxwin_sack_bits),
+	KUNIT_CASE(irn_test_rxwin_skip),
 	KUNIT_CASE(irn_test_rxwin_in_order_completion),
 	{}
 };

@@ -27,6 +27,8 @@ enum sb_op {
 	CLOCK,		/* now is n, reordering window 10 */
 	RIPE,		/* after NONE: the first candidate is lost at n */
 	OVERTAKEN,	/* PSNs from 0 to PSN overtaken at time n */
+	SEEN,		/* a SACK names the read at PSN of n PSNs */
+	ANSWERED,	/* the read at PSN of n PSNs got a response */
 };
 
 struct sb_step {
@@ -98,6 +100,20 @@ static const struct sb_script scripts[] = {
 		{ ISLOST, 1, 0 }, { NONE }, { CLOCK, 0, 110 }, { ISLOST, 1, 1 },
 		{ LOST, 1 }, { NONE }, { CLOCK, 0, 113 }, { LOST, 3 },
 		{ LOST, 4 }, { NONE } } },
+	{ "held_read_reveals_earlier_loss", {
+		{ SEEN, 6, 4 }, { ISLOST, 0, 1 }, { ISLOST, 6, 0 },
+		{ RECOVER, 10 }, { LOST, 0 }, { LOST, 1 }, { LOST, 2 },
+		{ LOST, 3 }, { NONE }, { MARK, 0 }, { MARK, 1 }, { MARK, 2 },
+		{ MARK, 3 }, { MARK, 4 }, { MARK, 5 }, { ANSWERED, 6, 4 },
+		{ MARK, 6 }, { FIRST, 7 }, { MARK, 9 }, { NONE } } },
+	{ "late_sack_leaves_answered_read_lost", {
+		{ MARK, 4 }, { SEEN, 4, 6 }, { MARK, 9 }, { ISLOST, 5, 1 },
+		{ RECOVER, 10 }, { LOST, 0 }, { LOST, 1 }, { LOST, 2 },
+		{ LOST, 3 }, { LOST, 5 } } },
+	{ "timeout_overrides_seen", {
+		{ SEEN, 4, 4 }, { TIMEOUT, 8 }, { ISLOST, 4, 1 },
+		{ ISLOST, 5, 0 }, { LOST, 0 }, { LOST, 1 }, { LOST, 2 },
+		{ LOST, 3 }, { LOST, 4 }, { NONE } } },
 	{ "advance_forgets", {
 		{ MARK, 3 }, { MARK, 4 }, { MARK, 5 }, { MARK, 6 },
 		{ ADVANCE, 7 }, { FIRST, 7 }, { NONE }, { ISLOST, 7, 0 } } },
@@ -192,6 +208,12 @@ static void irn_test_sb_script(struct kunit *test)
 			break;
 		case OVERTAKEN:
 			irn_sb_overtaken(&sb, p->start, at, s->n);
+			break;
+		case SEEN:
+			irn_sb_seen(&sb, at, s->n, true);
+			break;
+		case ANSWERED:
+			irn_sb_seen(&sb, at, s->n, false);
 			break;
 		case END:
 			break;

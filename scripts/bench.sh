@@ -12,6 +12,8 @@
 # Drivers: rxe (stock), irn-gbn (irn, standard go-back-N), irn (irn, auto:
 # IRN between two irn devices).  Conditions are tc netem arguments, "none"
 # for a clean link; the first is each driver's reference ("% of own").
+# BENCH_TRACE=1 in the environment saves irn's tracepoints per run;
+# BENCH_IRN_PARAMS="cap=256" passes module parameters to the irn driver.
 #   scripts/bench.sh --netem "delay 2ms;delay 2ms loss 1%;delay 2ms loss 5%"
 set -euo pipefail
 
@@ -51,6 +53,8 @@ run_driver() {
 		--env "BENCH_DRIVER=$drv" --env "BENCH_NETEM=$NETEM" \
 		--env "BENCH_SECONDS=$SECONDS_PER" \
 		--env "BENCH_WORKLOADS=$WORKLOADS" \
+		--env "BENCH_TRACE=${BENCH_TRACE:-0}" \
+		--env "BENCH_IRN_PARAMS=${BENCH_IRN_PARAMS:-}" \
 		"$IRN_ROOT/scripts/guest/bench.sh" >&2 ||
 		irn_warn "$drv run reported a problem (see $OUT/$drv)"
 	cat "$OUT/$drv/guest-a/out/results.csv" 2>/dev/null || true

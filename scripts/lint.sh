@@ -55,7 +55,7 @@ run_checkpatch() {
 lint_build() {
 	local id=$1 what=$2 dir warn
 	shift 2
-	dir=$IRN_CACHE/build/$id
+	dir=$(irn_build_dir "$id")
 	rm -rf "$dir"
 	if ! irn_build_modules "$IRN_DEBIAN_KDIR" "$id" "$@" >/dev/null; then
 		FAILED+=("$what")

@@ -10,7 +10,9 @@
 # netem dropped on both guests during the run).
 # Environment: BENCH_DRIVER (rxe | irn | irn-gbn), BENCH_NETEM (';'-separated
 # tc netem arguments, "none" for a clean link), BENCH_WORKLOADS (names
-# below), BENCH_SECONDS.
+# below), BENCH_SECONDS; BENCH_TRACE=1 also saves the irn tracepoints of
+# each run to $IRN_GUEST_OUT/TAG-WORKLOAD.trace (irn drivers only);
+# BENCH_IRN_PARAMS adds module parameters for the irn driver ("cap=256").
 set -uo pipefail
 
 drv=${BENCH_DRIVER:?}
@@ -26,7 +28,8 @@ setup_device() {
 		modprobe rdma_irn mode=gbn &&
 			rdma link add dev0 type irn netdev eth0
 	else
-		modprobe rdma_irn mode=auto &&
+		# shellcheck disable=SC2086
+		modprobe rdma_irn mode=auto ${BENCH_IRN_PARAMS:-} &&
 			rdma link add dev0 type irn netdev eth0
 	fi
 }
@@ -38,6 +41,22 @@ setup_netem() {
 	[[ $1 == none ]] && return 0
 	# shellcheck disable=SC2086
 	/usr/sbin/tc qdisc add dev eth0 root netem $1
+}
+
+TRACING=/sys/kernel/tracing
+
+trace_start() {
+	[[ ${BENCH_TRACE:-0} == 1 && $drv != rxe ]] || return 0
+	mountpoint -q $TRACING || mount -t tracefs none $TRACING || return 0
+	echo 16384 >$TRACING/buffer_size_kb
+	echo >$TRACING/trace
+	echo 1 >$TRACING/events/irn/enable
+}
+
+trace_save() {
+	[[ ${BENCH_TRACE:-0} == 1 && $drv != rxe ]] || return 0
+	echo 0 >$TRACING/events/irn/enable
+	cp $TRACING/trace "$1"
 }
 
 netem_dropped() {
@@ -105,13 +124,17 @@ run_one() {
 		return 0
 	fi
 	sleep 2
+	trace_start
+	: >"$out/$tag-$name.client"
 	for t in 1 2 3; do
+		echo "--- attempt $t" >>"$out/$tag-$name.client"
 		# shellcheck disable=SC2086
 		timeout $((secs + 90)) $cmd -d dev0 -x "$gid" "$IRN_PEER_IP" \
-			>"$out/$tag-$name.client" 2>&1 && { rc=0; break; }
+			>>"$out/$tag-$name.client" 2>&1 && { rc=0; break; }
 		rc=$?
 		sleep 2
 	done
+	trace_save "$out/$tag-$name.trace"
 	barrier "end-$tag-$name"
 	lost=$(($(netem_dropped) - ${drop0:-0} + $(cat "$IRN_GUEST_SHARED/drops-$tag-$name" 2>/dev/null || echo 0)))
 	retx=$(($(resent || echo 0) - ${retx0:-0}))

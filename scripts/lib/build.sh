@@ -2,7 +2,7 @@
 #
 # Out-of-tree builds of the irn module for one kernel at a time. The
 # sources (Kbuild, drivers/, include/, kunit/) are copied with rsync to
-# $IRN_CACHE/build/<kernel-id>/ so objects of different kernels never mix
+# $IRN_CACHE/build/<kernel-id>-<checkout>/ so objects of different kernels never mix
 # and the repository stays clean. IRN_MODULE_SRC overrides the source
 # directory (default: the repository). Needs common.sh.
 
@@ -28,13 +28,21 @@ irn_sync_sources() {
 		"${items[@]}" "$dst/"
 }
 
-# irn_build_modules KDIR ID [MAKE ARGS...]: build into $IRN_CACHE/build/ID.
+# irn_build_dir ID: where irn_build_modules builds for ID.
+irn_build_dir() {
+	printf '%s/build/%s-%s\n' "$IRN_CACHE" "$1" \
+		"$(irn_module_src | irn_key | cut -c1-8)"
+}
+
+# irn_build_modules KDIR ID [MAKE ARGS...]: build into
+# $IRN_CACHE/build/ID-CHECKOUT, one directory per checkout so that two
+# clones (or worktrees) building at once do not mix their sources.
 # Prints the build directory; on failure prints the compiler output to
 # stderr and returns 1. The full log is BUILD_DIR.log.
 irn_build_modules() {
 	local kdir=$1 id=$2 dst log
 	shift 2
-	dst=$IRN_CACHE/build/$id
+	dst=$(irn_build_dir "$id")
 	log=$dst.log
 	[[ -f $kdir/Makefile ]] || irn_die "$kdir is not a kernel build tree"
 	irn_sync_sources "$(irn_module_src)" "$dst"
