@@ -5,6 +5,7 @@
 #   make            build rdma_irn.ko against KDIR
 #   make demo       install what is missing, build, and run the main job
 #   make check      run every test (KUnit and integration, under QEMU)
+#   make check-debug  every test again on a KASAN/lockdep/kmemleak kernel
 #   make lint       checkpatch --strict, sparse and W=1
 #   make bench      stock rdma_rxe against irn, side by side, with ratios
 #   make install    modules_install + depmod for KDIR's kernel
@@ -21,7 +22,7 @@ KDIR ?= $(KDIR_DEBIAN)
 endif
 
 .PHONY: all module modules clean install dkms-install lint deps check kunit \
-	integration demo bench help
+	integration check-debug demo bench help
 
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 DKMS_SRC := /usr/src/irn-$(DKMS_VERSION)
@@ -64,6 +65,9 @@ integration:
 check:
 	scripts/check.sh
 
+check-debug:
+	scripts/check.sh --debug
+
 demo:
 	scripts/demo.sh
 
@@ -71,4 +75,4 @@ bench:
 	scripts/bench.sh $(BENCH_ARGS)
 
 help:
-	@sed -n '3,14p' Makefile
+	@sed -n '3,15p' Makefile

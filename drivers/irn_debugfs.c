@@ -6,6 +6,7 @@
  *   cap           packets in flight per QP (BDP-FC), IRN_CAP_MIN..MAX
  *   rto_low_us    floor of IRN's short retransmission timeout
  *   rto_high_us   floor of IRN's long retransmission timeout
+ *   sack_single   Y: SACKs name only the PSN that triggered them
  *   qps           one line per QP: mode, una/nxt, cap, scoreboard and
  *                 receiver-window occupancy, RTT estimate
  *
@@ -148,6 +149,7 @@ void irn_debugfs_add_dev(struct irn_dev *dev)
 	debugfs_create_file_unsafe("cap", 0600, d, dev, &cap_fops);
 	debugfs_create_u32("rto_low_us", 0600, d, &dev->tun.rto_low_us);
 	debugfs_create_u32("rto_high_us", 0600, d, &dev->tun.rto_high_us);
+	debugfs_create_bool("sack_single", 0600, d, &dev->tun.sack_single);
 	debugfs_create_file("qps", 0400, d, dev, &qps_fops);
 }
 

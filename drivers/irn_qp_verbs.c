@@ -187,6 +187,7 @@ static void init_irn(struct irn_qp *qp, const struct irn_tunables *tun)
 	qp->irn.on = qp->irn.mode == IRN_MODE_IRN;
 	qp->irn.rto_low_ns = READ_ONCE(tun->rto_low_us) * NSEC_PER_USEC;
 	qp->irn.rto_high_ns = READ_ONCE(tun->rto_high_us) * NSEC_PER_USEC;
+	qp->irn.sack_single = READ_ONCE(tun->sack_single);
 	spin_lock_init(&qp->irn.sb_lock);
 	irn_flow_init(&qp->flow, clamp_t(u32, READ_ONCE(tun->cap),
 					 IRN_CAP_MIN, IRN_CAP_MAX));

@@ -135,16 +135,28 @@ static struct sk_buff *new_response(struct irn_qp *qp, u8 opcode, u32 psn,
 				false);
 }
 
+/* Keep SACK bit @i alone, as IRN's NACK names one PSN (sack_single). */
+static void sack_only(u32 *bits, u32 i)
+{
+	u32 w;
+
+	for (w = 0; w < IRN_SACK_BITS / 32; w++)
+		if (i >= IRN_SACK_BITS || w != i / 32)
+			bits[w] = 0;
+		else
+			bits[w] &= BIT(i % 32);
+}
+
 /*
  * IRN: acknowledge up to the expected PSN, with a SACK of what follows;
- * @dsack says the request answered was one already received.
+ * @psn is the request that triggered it, @dsack says it was one already
+ * received.
  */
-static void send_sack(struct irn_qp *qp, bool dsack)
+static void send_sack(struct irn_qp *qp, u32 psn, bool dsack)
 {
-	u32 epsn = qp->resp.epsn, bits[IRN_SACK_BITS / 32];
+	u32 epsn = qp->resp.epsn, bits[IRN_SACK_BITS / 32], i;
 	struct irn_sackh *sack;
 	struct sk_buff *skb;
-	int i;
 
 	skb = new_response_ext(qp, IB_OPCODE_RC_ACKNOWLEDGE,
 			       irn_psn_add(epsn, -1), IRN_AETH_CREDIT_INVALID,
@@ -153,6 +165,8 @@ static void send_sack(struct irn_qp *qp, bool dsack)
 		return;
 	sack = (void *)(skb->data + irn_opcode_hdr_len(IB_OPCODE_RC_ACKNOWLEDGE));
 	irn_rxwin_sack(&qp->resp.win, epsn, bits);
+	if (qp->irn.sack_single)
+		sack_only(bits, irn_psn_diff(psn, epsn) - 1);
 	sack->base = cpu_to_be32(epsn);
 	for (i = 0; i < ARRAY_SIZE(bits); i++)
 		sack->bits[i] = cpu_to_be32(bits[i]);
@@ -889,7 +903,7 @@ static void irn_drain(struct resp_ctx *c)
 	if (irn_qp_state(qp) == IB_QPS_ERR)
 		return;
 	if (c->sack || n > 1 || (n && (c->pkt->ack_req || qp->resp.win.placed)))
-		send_sack(qp, c->dsack);
+		send_sack(qp, c->pkt->psn, c->dsack);
 }
 
 static enum resp_state complete_recv(struct resp_ctx *c)

@@ -24,6 +24,7 @@ static u32 default_mode = IRN_MODE_AUTO;
 static u32 default_cap = 128;
 static u32 default_rto_low_us = 1000;
 static u32 default_rto_high_us = 5000;
+static bool default_sack_single;
 
 /**
  * irn_mode_parse() - mode from its name
@@ -77,6 +78,8 @@ module_param_named(rto_low_us, default_rto_low_us, uint, 0644);
 MODULE_PARM_DESC(rto_low_us, "floor of IRN's short timeout in us; default 1000");
 module_param_named(rto_high_us, default_rto_high_us, uint, 0644);
 MODULE_PARM_DESC(rto_high_us, "floor of IRN's long timeout in us; default 5000");
+module_param_named(sack_single, default_sack_single, bool, 0644);
+MODULE_PARM_DESC(sack_single, "SACKs name one PSN, as IRN's NACK (for comparison); default N: the whole bitmap");
 
 /**
  * irn_tunables_default() - a new device's knobs, from the module parameters
@@ -91,4 +94,5 @@ void irn_tunables_default(struct irn_tunables *tun)
 			   IRN_CAP_MAX);
 	tun->rto_low_us = READ_ONCE(default_rto_low_us);
 	tun->rto_high_us = READ_ONCE(default_rto_high_us);
+	tun->sack_single = READ_ONCE(default_sack_single);
 }

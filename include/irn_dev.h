@@ -39,6 +39,8 @@ enum irn_mode {
  * @cap: packets in flight per QP (BDP-FC), IRN_CAP_MIN..IRN_CAP_MAX
  * @rto_low_us: floor of IRN's short timeout (few packets in flight)
  * @rto_high_us: floor of IRN's long timeout
+ * @sack_single: SACKs name only the PSN that triggered them, as IRN's NACK
+ *		 does, instead of the whole bitmap (for comparison)
  *
  * Written through debugfs at any time, so read with READ_ONCE().
  */
@@ -47,6 +49,7 @@ struct irn_tunables {
 	u32	cap;
 	u32	rto_low_us;
 	u32	rto_high_us;
+	bool	sack_single;
 };
 
 /**

@@ -139,6 +139,7 @@ struct irn_qp {
 	struct {
 		u8		mode;		/* enum irn_mode, fixed at create */
 		bool		on;		/* the requester speaks IRN */
+		bool		sack_single;	/* one SACKed PSN per ACK */
 		u32		rto_low_ns;
 		u32		rto_high_ns;
 		spinlock_t	sb_lock;	/* protects sb */

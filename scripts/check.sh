@@ -3,7 +3,14 @@
 #
 # make check: deps -> test kernel -> module builds -> KUnit -> integration.
 #
-#   scripts/check.sh [--kunit-only | --integration-only] [GLOB]
+#   scripts/check.sh [--kunit-only | --integration-only] [--debug] [GLOB]
+#
+# --debug runs everything on the harness's debug kernel instead (KASAN,
+# lockdep, UBSAN, kmemleak, failslab: scripts/config/debug.config), where
+# any report fails the test that caused it (make check-debug). A full run
+# without --debug also runs the tests marked "debug" in their
+# "# irn-test:" header on that kernel, as "debug:NAME" (IRN_CHECK_DEBUG=0
+# skips them).
 #
 # Integration tests are the scripts/tests/*.sh with a "# irn-test:" header.
 # GLOB selects integration tests by name (scripts/tests/NAME.sh); a GLOB
@@ -20,7 +27,9 @@ source "$IRN_ROOT/scripts/lib/common.sh"
 source "$IRN_ROOT/scripts/lib/build.sh"
 
 NPASS=0 NFAIL=0 NSKIP=0
-DO_KUNIT=1 DO_INTEG=1 FILTER=
+DO_KUNIT=1 DO_INTEG=1 FILTER= DEBUG=
+# kernels: the KUnit one (ours) and the integration one (Debian's)
+KUNIT_KERNEL=kunit INTEG_KERNEL=debian TAG= SUBSET=0
 TESTS_DIR=${IRN_TESTS_DIR:-$IRN_ROOT/scripts/tests}
 
 usage() {
@@ -73,8 +82,8 @@ kunit_results() {
 run_kunit() {
 	local kdir id bdir mods vmrc=0 dir t0
 	t0=$(irn_now)
-	kdir=$(irn_kunit_kdir) || { result FAIL build:kunit-kernel "see $IRN_CACHE/kernel/*.log"; return; }
-	id=$(irn_kunit_build_id)
+	kdir=$(irn_kunit_kdir $DEBUG) || { result FAIL build:kunit-kernel "see $IRN_CACHE/kernel/*.log"; return; }
+	id=$(irn_kunit_build_id $DEBUG)
 	if ! bdir=$(irn_build_modules "$kdir" "$id"); then
 		result FAIL build:kunit-module "compiler output above"
 		return
@@ -84,7 +93,7 @@ run_kunit() {
 		return
 	fi
 	mods=$bdir/rdma_irn.ko:$bdir/irn_kunit.ko
-	"$IRN_ROOT/scripts/vm.sh" --kernel kunit --name kunit --run-dir "$RUN" \
+	"$IRN_ROOT/scripts/vm.sh" --kernel "$KUNIT_KERNEL" --name kunit --run-dir "$RUN" \
 		--timeout "${IRN_KUNIT_TIMEOUT:-600}" --modules "$mods" \
 		--env "IRN_KUNIT_MODULES=rdma_irn irn_kunit" \
 		"$IRN_ROOT/scripts/guest/kunit.sh" || vmrc=$?
@@ -123,7 +132,7 @@ emit_results() {
 	local group=$1 n=$2 t v_a v_b line verdict reason role f
 	shift 2
 	for t in "$@"; do
-		[[ -z ${REPORTED[$t]:-} ]] || continue
+		[[ -z ${REPORTED[$TAG$t]:-} ]] || continue
 		verdict= reason=
 		for role in a $([[ $n == 2 ]] && echo b); do
 			f=$RUN/$group/guest-$role/out/results
@@ -134,8 +143,8 @@ emit_results() {
 			PASS) [[ -n $verdict ]] || verdict=PASS ;;
 			esac
 		done
-		REPORTED[$t]=1
-		result "$verdict" "$t" "$reason"
+		REPORTED[$TAG$t]=1
+		result "$verdict" "$TAG$t" "$reason"
 		if [[ $verdict == FAIL ]]; then
 			for role in a $([[ $n == 2 ]] && echo b); do
 				show_tail "$RUN/$group/guest-$role/out/tests/$t/log" 30
@@ -148,19 +157,23 @@ emit_results() {
 run_group() {
 	local n=$1 group vmpid vmrc=0 f total=120 names=() t role
 	shift
-	group=integ-$n
+	group=${TAG%:}${TAG:+-}integ-$n
+	# KASAN and lockdep slow a TCG guest down about threefold
+	local scale=1
+	[[ $INTEG_KERNEL != debug ]] || scale=3
 	for f in "$@"; do
 		names+=("$(basename "$f" .sh)")
-		total=$((total + $(test_timeout "$f") + 60))
+		total=$((total + scale * $(test_timeout "$f") + 60))
 	done
 	# tests' own knobs (IRN_LOSSY_*, IRN_VERIFY_*, IRN_SUITE_*) go along
 	local v envs=()
 	for v in $(compgen -e | grep -E '^IRN_(LOSSY|VERIFY|SUITE)_' || true); do
 		envs+=(--env "$v=${!v}")
 	done
-	"$IRN_ROOT/scripts/vm.sh" --kernel debian --guests "$n" --name "$group" \
+	"$IRN_ROOT/scripts/vm.sh" --kernel "$INTEG_KERNEL" --guests "$n" --name "$group" \
 		--run-dir "$RUN" --timeout "$total" --modules "$KO" \
 		--env "IRN_KO=$KO" --env "IRN_TOOLS=$TOOLS" "${envs[@]}" \
+		--env "IRN_TIMEOUT_SCALE=$scale" \
 		"$IRN_ROOT/scripts/guest/run-tests.sh" "$@" &
 	vmpid=$!
 	while kill -0 "$vmpid" 2>/dev/null; do
@@ -170,15 +183,15 @@ run_group() {
 	wait "$vmpid" || vmrc=$?
 	emit_results "$group" "$n" "${names[@]}"
 	for t in "${names[@]}"; do
-		[[ -z ${REPORTED[$t]:-} ]] || continue
-		REPORTED[$t]=1
-		result FAIL "$t" "no result: guest died or timed out, console $RUN/$group/guest-a/console.log"
+		[[ -z ${REPORTED[$TAG$t]:-} ]] || continue
+		REPORTED[$TAG$t]=1
+		result FAIL "$TAG$t" "no result: guest died or timed out, console $RUN/$group/guest-a/console.log"
 	done
 	if [[ $vmrc == 2 ]]; then
 		for role in a b; do
 			[[ -f $RUN/$group/guest-$role/status ]] || continue
 			[[ $(cat "$RUN/$group/guest-$role/status") == ok ]] && continue
-			result FAIL "guest:$group-$role" "$(cat "$RUN/$group/guest-$role/status"), console $RUN/$group/guest-$role/console.log"
+			result FAIL "${TAG}guest:$group-$role" "$(cat "$RUN/$group/guest-$role/status"), console $RUN/$group/guest-$role/console.log"
 		done
 	fi
 }
@@ -194,23 +207,32 @@ build_tools() {
 }
 
 run_integration() {
-	local bdir f name one=() two=() t0
+	local bdir f name one=() two=() t0 kdir id
 	t0=$(irn_now)
 	for f in "$TESTS_DIR"/*.sh; do
 		# a test declares itself with a "# irn-test:" header (lib.sh has none)
 		grep -q -m1 -E '^# irn-test:' "$f" 2>/dev/null || continue
 		name=$(basename "$f" .sh)
 		matches_filter "$name" || continue
+		if [[ $SUBSET == 1 ]]; then
+			grep -m1 -E '^# irn-test:' "$f" | grep -q -w debug || continue
+		fi
 		if [[ $(test_guests "$f") == 2 ]]; then two+=("$f"); else one+=("$f"); fi
 	done
 	if [[ $((${#one[@]} + ${#two[@]})) -eq 0 ]]; then
 		irn_log "no integration tests selected in $TESTS_DIR"
 		return 0
 	fi
-	if ! bdir=$(irn_build_modules "$IRN_DEBIAN_KDIR" "$(irn_debian_build_id)"); then
-		result FAIL build:debian-module "compiler output above"
+	if [[ -n $DEBUG ]]; then
+		kdir=$(irn_kunit_kdir --debug) && id=$(irn_kunit_build_id --debug) ||
+			{ result FAIL build:debug-kernel "see $IRN_CACHE/kernel/*.log"; return; }
+	else
+		kdir=$IRN_DEBIAN_KDIR id=$(irn_debian_build_id)
+	fi
+	if ! bdir=$(irn_build_modules "$kdir" "$id"); then
+		result FAIL "build:$INTEG_KERNEL-module" "compiler output above"
 		for f in "${one[@]}" "${two[@]}"; do
-			result FAIL "$(basename "$f" .sh)" "module did not build"
+			result FAIL "$TAG$(basename "$f" .sh)" "module did not build"
 		done
 		return
 	fi
@@ -225,6 +247,7 @@ main() {
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--kunit-only) DO_INTEG=0 ;;
+		--debug) DEBUG=--debug KUNIT_KERNEL=debug INTEG_KERNEL=debug ;;
 		--integration-only) DO_KUNIT=0 ;;
 		-h | --help) usage 0 ;;
 		-*) irn_warn "unknown option $1"; usage 1 ;;
@@ -240,6 +263,11 @@ main() {
 	irn_log "results: $RUN"
 	[[ $DO_KUNIT == 0 ]] || run_kunit
 	[[ $DO_INTEG == 0 ]] || run_integration
+	if [[ $DO_INTEG == 1 && -z $DEBUG && -z $FILTER &&
+		${IRN_CHECK_DEBUG:-1} == 1 ]]; then
+		DEBUG=--debug INTEG_KERNEL=debug TAG=debug: SUBSET=1
+		run_integration
+	fi
 	if [[ $NSKIP -gt 0 ]]; then
 		printf '%s passed, %s failed, %s skipped\n' "$NPASS" "$NFAIL" "$NSKIP"
 	else

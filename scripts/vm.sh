@@ -5,7 +5,8 @@
 # over 9p and run a job script in each.
 #
 #   scripts/vm.sh [options] JOB [ARGS...]
-#     --kernel debian|kunit   Debian's stock kernel (default) or scripts/kernel.sh's
+#     --kernel debian|kunit|debug  Debian's stock kernel (default), scripts/kernel.sh's
+#                             KUnit kernel, or its --debug build (KASAN, lockdep, ...)
 #     --guests 1|2            two guests are joined by one virtual Ethernet cable
 #     --timeout SEC           hard limit for the whole boot+job (default 300)
 #     --mem MB                memory per guest (default 1536)
@@ -69,7 +70,7 @@ parse_args() {
 	JOB_ARGS=("$@")
 	[[ -f $JOB ]] || irn_die "job script $JOB not found"
 	[[ $GUESTS == 1 || $GUESTS == 2 ]] || irn_die "--guests must be 1 or 2"
-	[[ $KERNEL == debian || $KERNEL == kunit ]] || irn_die "--kernel must be debian or kunit"
+	[[ $KERNEL =~ ^(debian|kunit|debug)$ ]] || irn_die "--kernel must be debian, kunit or debug"
 }
 
 # Sets BZIMAGE, KVER, MODDIR (parent of KVER's module tree as the host
@@ -83,7 +84,8 @@ select_kernel() {
 		MODLINK=/run/irn/lib-modules-orig/$KVER/kernel
 		INITRD=$(irn_initramfs "$KVER" "$MODDIR")
 	else
-		kdir=$("$IRN_ROOT/scripts/kernel.sh" | sed -n 's/^KDIR=//p')
+		kdir=$("$IRN_ROOT/scripts/kernel.sh" $([[ $KERNEL == debug ]] && echo --debug) |
+			sed -n 's/^KDIR=//p')
 		[[ -n $kdir ]] || irn_die "scripts/kernel.sh did not return a kernel"
 		BZIMAGE=$kdir/arch/x86/boot/bzImage
 		KVER=$(cat "$kdir/include/config/kernel.release")
@@ -102,7 +104,7 @@ stage_modules() {
 	for ko in "${kos[@]}"; do
 		[[ -f $ko ]] || irn_die "module $ko (IRN_MODULES / --modules) not found"
 	done
-	[[ ${#kos[@]} -gt 0 || $KERNEL == kunit ]] || return 0
+	[[ ${#kos[@]} -gt 0 || $KERNEL != debian ]] || return 0
 	key=$({
 		printf '%s\n' "$KVER" "$MODDIR" "$MODLINK"
 		declare -f stage_modules

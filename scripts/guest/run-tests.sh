@@ -26,7 +26,7 @@ kmsg() { echo "irn-test: $*" >/dev/kmsg 2>/dev/null || true; }
 test_timeout() {
 	local t
 	t=$(grep -m1 -E '^# irn-test:' "$1" | grep -o -E 'timeout=[0-9]+' | cut -d= -f2)
-	printf '%s\n' "${t:-${IRN_DEFAULT_TIMEOUT:-120}}"
+	printf '%s\n' "$((${t:-${IRN_DEFAULT_TIMEOUT:-120}} * ${IRN_TIMEOUT_SCALE:-1}))"
 }
 
 # barrier NAME TIMEOUT: both guests arrive or it fails (one guest: no-op)
@@ -53,6 +53,20 @@ unload_module() {
 	done
 	rmmod "$MODULE" 2>/dev/null
 	return 1
+}
+
+# On a kernel with kmemleak: objects leaked since the last scan, saved to
+# FILE; prints a summary and succeeds if there are any.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+kmemleak_scan() {
+	local n
+	[[ -w $KMEMLEAK ]] || return 1
+	echo scan >$KMEMLEAK
+	cat $KMEMLEAK >"$1"
+	echo clear >$KMEMLEAK
+	n=$(grep -c '^unreferenced object' "$1")
+	[[ $n -gt 0 ]] || return 1
+	printf '%s unreferenced objects, see %s\n' "$n" "$1"
 }
 
 record() {
@@ -85,6 +99,9 @@ run_one() {
 	if bad=$(irn_scan_kernel_log "$IRN_OUT/dmesg.txt" | grep -v 'irn-test:'); then
 		reason="kernel warning during the test: $(printf '%s\n' "$bad" | head -n1)"
 	fi
+	if bad=$(kmemleak_scan "$IRN_OUT/kmemleak.txt"); then
+		reason="${reason:+$reason; }kmemleak: $bad"
+	fi
 	case $rc in
 	0) verdict=PASS ;;
 	77) verdict=SKIP ;;
@@ -99,6 +116,8 @@ run_one() {
 main() {
 	local test
 	: >"$RESULTS"
+	# leaks from boot are not the tests'
+	[[ ! -w $KMEMLEAK ]] || { echo scan >$KMEMLEAK; echo clear >$KMEMLEAK; }
 	export IRN_SRC IRN_KO IRN_TOOLS IRN_ROLE IRN_SELF_IP IRN_PEER_IP IRN_NETDEV
 	for test in "$@"; do
 		run_one "$test"

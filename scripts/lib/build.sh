@@ -61,10 +61,13 @@ irn_build_warnings() {
 
 irn_debian_build_id() { printf 'debian-%s\n' "$IRN_DEBIAN_KVER"; }
 
+# irn_kunit_build_id [--debug]: build id for the harness's own kernel
 irn_kunit_build_id() {
-	printf 'kunit-%s\n' "$("$IRN_ROOT/scripts/kernel.sh" --print-key)"
+	printf 'kunit%s-%s\n' "${1:+-debug}" \
+		"$("$IRN_ROOT/scripts/kernel.sh" ${1:+"$1"} --print-key)"
 }
 
+# irn_kunit_kdir [--debug]: build (or find) the harness's own kernel
 irn_kunit_kdir() {
-	"$IRN_ROOT/scripts/kernel.sh" | sed -n 's/^KDIR=//p'
+	"$IRN_ROOT/scripts/kernel.sh" ${1:+"$1"} | sed -n 's/^KDIR=//p'
 }

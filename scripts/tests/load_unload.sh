@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=1 timeout=300
+# irn-test: guests=1 timeout=300 debug
 #
 # Load and unload the module 20 times.  Each round checks that
 #  - the module shows up in /proc/modules (and goes "Live"),

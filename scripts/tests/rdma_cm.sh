@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=2 timeout=600
+# irn-test: guests=2 timeout=600 debug
 #
 # rdma_cm between two guests: connection setup goes through the GSI QP
 # (QP1, CM MADs) and the kernel verbs of the driver.  Server on guest b,

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=1 timeout=120
+# irn-test: guests=1 timeout=120 debug
 #
 # User context, PD and CQs through the stock rxe provider: runs
 # tools/irn_devcheck against the device.  IRN_DEVCHECK_ALLOW (comma
