@@ -75,9 +75,23 @@ static u32 inflight(const struct irn_qp *qp)
 	return irn_psn_diff(READ_ONCE(qp->req.psn), READ_ONCE(qp->comp.psn));
 }
 
+/*
+ * IRN's outstanding packets: sent and not yet acknowledged, cumulatively
+ * or selectively.  Once SACKs cover all but a few, those few are a tail:
+ * no later packet can reveal their loss again.
+ */
+static u32 outstanding(const struct irn_qp *qp)
+{
+	u32 n = inflight(qp);
+
+	if (!irn_qp_irn_on(qp))
+		return n;
+	return n - min(n, irn_sb_weight(&qp->irn.sb));
+}
+
 static bool rto_is_short(const struct irn_qp *qp)
 {
-	return inflight(qp) <= IRN_FLOW_RTO_LOW_PKTS;
+	return outstanding(qp) <= IRN_FLOW_RTO_LOW_PKTS;
 }
 
 /* IRN: short or long timeout from the RTT, see irn_flow_irn_rto_ns(). */
@@ -88,7 +102,7 @@ static u64 rto_ns(const struct irn_qp *qp)
 	if (!irn_qp_irn_on(qp))
 		return irn_flow_rto_ns(&qp->flow, t, 4 * t);
 	/* Doubled per timeout without progress (RFC 6298 5.5), up to 4T. */
-	return min(irn_flow_irn_rto_ns(&qp->flow, inflight(qp),
+	return min(irn_flow_irn_rto_ns(&qp->flow, outstanding(qp),
 				       qp->irn.rto_low_ns,
 				       qp->irn.rto_high_ns, t) << qp->comp.backoff,
 		   4 * t);
@@ -517,7 +531,7 @@ static void irn_deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 		irn_sb_overtaken(&qp->irn.sb, w->first_psn, psn,
 				 ktime_get_ns());
 	}
-	irn_sb_mark(&qp->irn.sb, psn);
+	irn_sb_mark_reply(&qp->irn.sb, psn);
 	spin_unlock_bh(&qp->irn.sb_lock);
 	irn_advance(qp);
 	irn_check_loss(qp, "sack");

@@ -84,24 +84,51 @@ void irn_sb_reset(struct irn_sb *sb, u32 psn)
 	sb->stamp_from = psn;
 	sb->recover = psn;
 	sb->in_recovery = false;
+	sb->sacked = 0;
+	sb->rack_ns = 0;
+	sb->rack_seen_ns = 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_reset);
 
 /**
- * irn_sb_mark() - a PSN was delivered
+ * irn_sb_mark_reply() - a read response or atomic result was delivered
  * @sb: scoreboard
  * @psn: the PSN; ignored outside [una, una + size)
  *
  * Context: the completer, under the QP's scoreboard lock.
  * Return: true if it was not known to be delivered before.
  */
-bool irn_sb_mark(struct irn_sb *sb, u32 psn)
+bool irn_sb_mark_reply(struct irn_sb *sb, u32 psn)
 {
 	if (!tracked(sb, psn) || test_bit(bit(sb, psn), sb->got))
 		return false;
 	__set_bit(bit(sb, psn), sb->got);
+	sb->sacked++;
 	if (!irn_psn_before(psn, sb->high))
 		sb->high = irn_psn_add(psn, 1);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark_reply);
+
+/**
+ * irn_sb_mark() - a PSN was acknowledged
+ * @sb: scoreboard
+ * @psn: the PSN; ignored outside [una, una + size)
+ *
+ * As irn_sb_mark_reply(), and its send time advances RACK's clock.
+ *
+ * Context: the completer, under the QP's scoreboard lock.
+ * Return: true if it was not known to be delivered before.
+ */
+bool irn_sb_mark(struct irn_sb *sb, u32 psn)
+{
+	u64 sent;
+
+	if (!irn_sb_mark_reply(sb, psn))
+		return false;
+	sent = READ_ONCE(sb->sent_ns[bit(sb, psn)]);
+	if (sent > sb->rack_ns)
+		sb->rack_ns = sent;
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark);
@@ -187,7 +214,8 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_first_missing);
 void irn_sb_advance(struct irn_sb *sb, u32 psn)
 {
 	while (irn_psn_before(sb->una, psn)) {
-		__clear_bit(bit(sb, sb->una), sb->got);
+		if (__test_and_clear_bit(bit(sb, sb->una), sb->got))
+			sb->sacked--;
 		__clear_bit(bit(sb, sb->una), sb->seen);
 		__clear_bit(bit(sb, sb->una), sb->resent);
 		sb->una = irn_psn_add(sb->una, 1);
@@ -228,20 +256,56 @@ bool irn_sb_lost(const struct irn_sb *sb, u32 psn)
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_lost);
 
+/*
+ * RACK for retransmissions: a PSN resent in this episode, not delivered,
+ * sent before the latest acknowledged send and a reordering window ago,
+ * was lost again: make it due once more.  Only when RACK's clock moved
+ * since the last look, or a candidate was still waiting for the window.
+ * Return: when the next waiting candidate ripens, 0 for none.
+ */
+static u64 rack_rescan(struct irn_sb *sb)
+{
+	u64 sent, ripe = 0;
+	u32 p;
+
+	if (!sb->in_recovery || sb->rack_ns <= sb->rack_seen_ns)
+		return 0;
+	for (p = sb->una; irn_psn_before(p, sb->cursor); p = irn_psn_add(p, 1)) {
+		if (!test_bit(bit(sb, p), sb->resent) || irn_sb_test(sb, p))
+			continue;
+		sent = READ_ONCE(sb->sent_ns[bit(sb, p)]);
+		if (sent >= sb->rack_ns)
+			continue;
+		if (sb->now_ns - sent < sb->reo_ns) {
+			if (!ripe || sent + sb->reo_ns < ripe)
+				ripe = sent + sb->reo_ns;
+			continue;
+		}
+		__clear_bit(bit(sb, p), sb->resent);
+		if (irn_psn_before(p, sb->cursor))
+			sb->cursor = p;
+	}
+	if (!ripe)
+		sb->rack_seen_ns = sb->rack_ns;
+	return ripe;
+}
+
 /**
  * irn_sb_next_lost() - the next PSN to retransmit
  * @sb: scoreboard
  * @psn: set to the PSN when there is one
  *
  * Lost PSNs come out in ascending order, each once per episode (the caller
- * marks what it resent with irn_sb_mark_resent()).  Losses are monotone (a
+ * marks what it resent with irn_sb_mark_resent()) unless RACK finds the
+ * retransmission lost too (rack_rescan()).  Losses are monotone (a
  * PSN before a lost one is lost too, unless delivered or seen), so the
  * scan stops at the first PSN that is neither delivered, seen, resent nor
  * lost.
  *
- * When the first candidate is passed by enough PSNs but was sent less
- * than a reordering window ago, @sb->ripe_ns says when it will be lost,
- * so that the caller can look again then even if nothing else happens.
+ * When the first candidate is passed by enough PSNs (or a retransmission
+ * by a later acknowledged send) but was sent less than a reordering
+ * window ago, @sb->ripe_ns says when it will be lost, so that the caller
+ * can look again then even if nothing else happens.
  *
  * Context: under the QP's scoreboard lock.
  * Return: true if @psn is due for retransmission.
@@ -250,6 +314,8 @@ bool irn_sb_next_lost(struct irn_sb *sb, u32 *psn)
 {
 	u32 end = irn_psn_after(sb->lost_until, sb->high) ? sb->lost_until :
 							    sb->high;
+	u64 rack_ripe = rack_rescan(sb);
+	bool lost = false;
 	u32 p;
 
 	sb->ripe_ns = 0;
@@ -257,18 +323,18 @@ bool irn_sb_next_lost(struct irn_sb *sb, u32 *psn)
 		if (irn_sb_test(sb, p) || test_bit(bit(sb, p), sb->resent) ||
 		    (is_seen(sb, p) && !irn_psn_before(p, sb->lost_until)))
 			continue;
-		sb->cursor = p;
-		if (!irn_sb_lost(sb, p)) {
-			if (irn_psn_diff(sb->high, p) > IRN_SB_DUPTHRESH)
-				sb->ripe_ns = READ_ONCE(sb->sent_ns[bit(sb, p)]) +
-					      sb->reo_ns;
-			return false;
-		}
-		*psn = p;
-		return true;
+		lost = irn_sb_lost(sb, p);
+		if (lost)
+			*psn = p;
+		else if (irn_psn_diff(sb->high, p) > IRN_SB_DUPTHRESH)
+			sb->ripe_ns = READ_ONCE(sb->sent_ns[bit(sb, p)]) +
+				      sb->reo_ns;
+		break;
 	}
 	sb->cursor = p;
-	return false;
+	if (rack_ripe && (!sb->ripe_ns || rack_ripe < sb->ripe_ns))
+		sb->ripe_ns = rack_ripe;
+	return lost;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_next_lost);
 
@@ -338,12 +404,13 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_timeout);
  * irn_sb_weight() - PSNs after una known to be delivered
  * @sb: scoreboard
  *
- * Context: under the QP's scoreboard lock; for debugfs.
+ * Context: any (a racy read is a good enough estimate for choosing the
+ * timeout and for debugfs).
  * Return: the count.
  */
 u32 irn_sb_weight(const struct irn_sb *sb)
 {
-	return bitmap_weight(sb->got, sb->size);
+	return READ_ONCE(sb->sacked);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_weight);
 

@@ -16,6 +16,12 @@
  * an episode ends when the cumulative point passes the PSN that was next
  * to send when it began.
  *
+ * A retransmission can be lost too.  As in RACK, a PSN resent in this
+ * episode is lost again once a packet sent after the retransmission has
+ * been acknowledged and the reordering window has passed since it went
+ * out; it is then resent again.  (Read responses, which carry no send
+ * time of their own, do not count as such packets.)
+ *
  * Read requests are answered by responses, not acknowledged, so a read
  * request that arrived early sits at the responder until the hole before
  * it is filled; the responder's SACK says so.  Such PSNs are "seen": they
@@ -41,6 +47,9 @@
  * @stamp_from: read responses before this have been stamped as overtaken
  * @recover: the episode ends when @una reaches this
  * @in_recovery: an episode is running
+ * @sacked: PSNs after @una delivered
+ * @rack_ns: latest send time of an acknowledged PSN (RACK.xmit_ts)
+ * @rack_seen_ns: @rack_ns when resent PSNs were last checked against it
  * @now_ns: the time decisions are taken at, from irn_sb_clock()
  * @reo_ns: reordering window, 0 for dup-threshold alone
  * @ripe_ns: set by irn_sb_next_lost() when it found nothing due but a PSN
@@ -60,6 +69,9 @@ struct irn_sb {
 	u32		stamp_from;
 	u32		recover;
 	bool		in_recovery;
+	u32		sacked;
+	u64		rack_ns;
+	u64		rack_seen_ns;
 	u64		now_ns;
 	u64		reo_ns;
 	u64		ripe_ns;
@@ -73,6 +85,7 @@ int irn_sb_init(struct irn_sb *sb, u32 size, gfp_t gfp);
 void irn_sb_free(struct irn_sb *sb);
 void irn_sb_reset(struct irn_sb *sb, u32 psn);
 bool irn_sb_mark(struct irn_sb *sb, u32 psn);
+bool irn_sb_mark_reply(struct irn_sb *sb, u32 psn);
 bool irn_sb_test(const struct irn_sb *sb, u32 psn);
 void irn_sb_seen(struct irn_sb *sb, u32 psn, u32 n, bool seen);
 u32 irn_sb_first_missing(const struct irn_sb *sb);

@@ -114,6 +114,13 @@ static const struct sb_script scripts[] = {
 		{ SEEN, 4, 4 }, { TIMEOUT, 8 }, { ISLOST, 4, 1 },
 		{ ISLOST, 5, 0 }, { LOST, 0 }, { LOST, 1 }, { LOST, 2 },
 		{ LOST, 3 }, { LOST, 4 }, { NONE } } },
+	{ "lost_retransmission_found_by_later_ack", {
+		{ SENT, 0, 0 }, { SENT, 1, 0 }, { SENT, 2, 0 }, { SENT, 3, 0 },
+		{ SENT, 4, 0 }, { MARK, 1 }, { MARK, 2 }, { MARK, 3 },
+		{ MARK, 4 }, { CLOCK, 0, 10 }, { RECOVER, 5 }, { LOST, 0 },
+		{ SENT, 0, 20 }, { SENT, 5, 21 }, { CLOCK, 0, 25 }, { NONE },
+		{ MARK, 5 }, { CLOCK, 0, 29 }, { NONE }, { RIPE, 0, 30 },
+		{ CLOCK, 0, 30 }, { LOST, 0 }, { NONE } } },
 	{ "advance_forgets", {
 		{ MARK, 3 }, { MARK, 4 }, { MARK, 5 }, { MARK, 6 },
 		{ ADVANCE, 7 }, { FIRST, 7 }, { NONE }, { ISLOST, 7, 0 } } },
@@ -238,6 +245,9 @@ static void irn_test_sb_mark_semantics(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, irn_sb_test(&sb, 10));
 	KUNIT_EXPECT_EQ(test, irn_sb_weight(&sb), 0U);
 	KUNIT_EXPECT_FALSE(test, irn_sb_mark(&sb, 9));
+	KUNIT_EXPECT_TRUE(test, irn_sb_mark_reply(&sb, 11));
+	KUNIT_EXPECT_EQ(test, irn_sb_weight(&sb), 1U);
+	irn_sb_advance(&sb, 11);
 	/* RTT samples: from the send time, none for a resent PSN (Karn) */
 	irn_sb_sent(&sb, 12, 1000);
 	irn_sb_sent(&sb, 13, 1000);

@@ -10,7 +10,8 @@
 #                    [--drivers "rxe irn-gbn irn"] [--out DIR]
 #
 # Drivers: rxe (stock), irn-gbn (irn, standard go-back-N), irn (irn, auto:
-# IRN between two irn devices).  Conditions are tc netem arguments, "none"
+# IRN between two irn devices), irn-sack1 (IRN whose SACKs name one PSN,
+# as the IRN paper's NACK).  Conditions are tc netem arguments, "none"
 # for a clean link; the first is each driver's reference ("% of own").
 # BENCH_TRACE=1 in the environment saves irn's tracepoints per run;
 # BENCH_IRN_PARAMS="cap=256" passes module parameters to the irn driver.

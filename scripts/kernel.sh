@@ -111,7 +111,7 @@ kernel_key() {
 build_kernel() {
 	local src=$1 out=$2 t0
 	[[ -f $out/.irn-built ]] && return 0
-	unpack_source "$src"
+	irn_with_lock "$src.lock" unpack_source "$src"
 	t0=$(irn_now)
 	irn_log "building test kernel in $out (first build takes 5-10 minutes; log: $out.log)"
 	rm -rf "$out"
@@ -146,7 +146,7 @@ main() {
 	src=$(source_tree)
 	out=$IRN_CACHE/kernel/$key
 	[[ $DEBUG == 1 ]] && out=$IRN_CACHE/kernel/debug-$key
-	irn_with_lock "$IRN_CACHE/kernel/.lock" build_kernel "$src" "$out"
+	irn_with_lock "$out.lock" build_kernel "$src" "$out"
 	printf 'KDIR=%s\nBZIMAGE=%s\n' "$out" "$out/arch/x86/boot/bzImage"
 }
 

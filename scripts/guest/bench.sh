@@ -8,7 +8,7 @@
 #   resent_pkts,lost_pkts
 # (resent: the client's retransmitted_pkts counter, irn only; lost: packets
 # netem dropped on both guests during the run).
-# Environment: BENCH_DRIVER (rxe | irn | irn-gbn), BENCH_NETEM (';'-separated
+# Environment: BENCH_DRIVER (rxe | irn | irn-gbn | irn-sack1), BENCH_NETEM (';'-separated
 # tc netem arguments, "none" for a clean link), BENCH_WORKLOADS (names
 # below), BENCH_SECONDS; BENCH_TRACE=1 also saves the irn tracepoints of
 # each run to $IRN_GUEST_OUT/TAG-WORKLOAD.trace (irn drivers only);
@@ -26,6 +26,10 @@ setup_device() {
 		modprobe rdma_rxe && rdma link add dev0 type rxe netdev eth0
 	elif [[ $drv == irn-gbn ]]; then
 		modprobe rdma_irn mode=gbn &&
+			rdma link add dev0 type irn netdev eth0
+	elif [[ $drv == irn-sack1 ]]; then
+		# shellcheck disable=SC2086
+		modprobe rdma_irn mode=auto sack_single=1 ${BENCH_IRN_PARAMS:-} &&
 			rdma link add dev0 type irn netdev eth0
 	else
 		# shellcheck disable=SC2086
