@@ -3,14 +3,15 @@
 #
 # make check: deps -> test kernel -> module builds -> KUnit -> integration.
 #
-#   scripts/check.sh [--kunit-only | --integration-only] [--debug] [GLOB]
+#   scripts/check.sh [--kunit-only | --integration-only] [--debug [--subset]]
+#                    [GLOB]
 #
 # --debug runs everything on the harness's debug kernel instead (KASAN,
 # lockdep, UBSAN, kmemleak, failslab: scripts/config/debug.config), where
 # any report fails the test that caused it (make check-debug). A full run
 # without --debug also runs the tests marked "debug" in their
 # "# irn-test:" header on that kernel, as "debug:NAME" (IRN_CHECK_DEBUG=0
-# skips them).
+# skips them); --debug --subset runs just those.
 #
 # Integration tests are the scripts/tests/*.sh with a "# irn-test:" header.
 # GLOB selects integration tests by name (scripts/tests/NAME.sh); a GLOB
@@ -27,13 +28,13 @@ source "$IRN_ROOT/scripts/lib/common.sh"
 source "$IRN_ROOT/scripts/lib/build.sh"
 
 NPASS=0 NFAIL=0 NSKIP=0
-DO_KUNIT=1 DO_INTEG=1 FILTER= DEBUG=
+DO_KUNIT=1 DO_INTEG=1 FILTER='' DEBUG=''
 # kernels: the KUnit one (ours) and the integration one (Debian's)
-KUNIT_KERNEL=kunit INTEG_KERNEL=debian TAG= SUBSET=0
+KUNIT_KERNEL=kunit INTEG_KERNEL=debian TAG='' SUBSET=0
 TESTS_DIR=${IRN_TESTS_DIR:-$IRN_ROOT/scripts/tests}
 
 usage() {
-	sed -n '4,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -129,11 +130,11 @@ test_timeout() {
 # Combine the result lines of one test from each guest and print it once.
 declare -A REPORTED=()
 emit_results() {
-	local group=$1 n=$2 t v_a v_b line verdict reason role f
+	local group=$1 n=$2 t line verdict reason role f
 	shift 2
 	for t in "$@"; do
 		[[ -z ${REPORTED[$TAG$t]:-} ]] || continue
-		verdict= reason=
+		verdict='' reason=''
 		for role in a $([[ $n == 2 ]] && echo b); do
 			f=$RUN/$group/guest-$role/out/results
 			line=$(grep -m1 -E "^(PASS|FAIL|SKIP) $t(:|$)" "$f" 2>/dev/null) || continue 2
@@ -224,8 +225,11 @@ run_integration() {
 		return 0
 	fi
 	if [[ -n $DEBUG ]]; then
-		kdir=$(irn_kunit_kdir --debug) && id=$(irn_kunit_build_id --debug) ||
-			{ result FAIL build:debug-kernel "see $IRN_CACHE/kernel/*.log"; return; }
+		if ! kdir=$(irn_kunit_kdir --debug) || [[ -z $kdir ]]; then
+			result FAIL build:debug-kernel "see $IRN_CACHE/kernel/debug-*.log"
+			return
+		fi
+		id=$(irn_kunit_build_id --debug)
 	else
 		kdir=$IRN_DEBIAN_KDIR id=$(irn_debian_build_id)
 	fi
@@ -248,6 +252,7 @@ main() {
 		case $1 in
 		--kunit-only) DO_INTEG=0 ;;
 		--debug) DEBUG=--debug KUNIT_KERNEL=debug INTEG_KERNEL=debug ;;
+		--subset) SUBSET=1 ;;
 		--integration-only) DO_KUNIT=0 ;;
 		-h | --help) usage 0 ;;
 		-*) irn_warn "unknown option $1"; usage 1 ;;

@@ -33,7 +33,7 @@ source "$IRN_ROOT/scripts/lib/common.sh"
 # shellcheck source=scripts/lib/initramfs.sh
 source "$IRN_ROOT/scripts/lib/initramfs.sh"
 
-KERNEL=debian GUESTS=1 TIMEOUT=300 MEM=1536 CPUS=1 NAME=vm RUN_DIR= SCAN=1
+KERNEL=debian GUESTS=1 TIMEOUT=300 MEM=1536 CPUS=1 NAME=vm RUN_DIR='' SCAN=1
 MODULES=${IRN_MODULES:-}
 JOB_ENV=()
 JOB=
@@ -84,8 +84,9 @@ select_kernel() {
 		MODLINK=/run/irn/lib-modules-orig/$KVER/kernel
 		INITRD=$(irn_initramfs "$KVER" "$MODDIR")
 	else
-		kdir=$("$IRN_ROOT/scripts/kernel.sh" $([[ $KERNEL == debug ]] && echo --debug) |
-			sed -n 's/^KDIR=//p')
+		local flavour=()
+		[[ $KERNEL != debug ]] || flavour=(--debug)
+		kdir=$("$IRN_ROOT/scripts/kernel.sh" "${flavour[@]}" | sed -n 's/^KDIR=//p')
 		[[ -n $kdir ]] || irn_die "scripts/kernel.sh did not return a kernel"
 		BZIMAGE=$kdir/arch/x86/boot/bzImage
 		KVER=$(cat "$kdir/include/config/kernel.release")
@@ -180,8 +181,8 @@ start_guest() {
 }
 
 wait_listen() {
-	local port=$1 i
-	for i in $(seq 100); do
+	local port=$1
+	for _ in $(seq 100); do
 		ss -ltn "sport = :$port" | grep -q LISTEN && return 0
 		sleep 0.1
 	done

@@ -168,7 +168,7 @@ main() {
 		done
 	done
 	rdma statistic show link dev0/1 >"$out/counters.txt" 2>&1
-	barrier done
+	barrier "done"
 	return 0
 }
 

@@ -75,7 +75,7 @@ record() {
 }
 
 run_one() {
-	local test=$1 name t rc pid reason= verdict bad
+	local test=$1 name t rc pid reason='' verdict bad
 	name=$(basename "$test" .sh)
 	t=$(test_timeout "$test")
 	export IRN_OUT=$IRN_GUEST_OUT/tests/$name

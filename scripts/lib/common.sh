@@ -81,8 +81,9 @@ BUG:
 Oops
 general protection
 Call Trace
-lockdep
 possible circular locking
+inconsistent lock state
+lockdep: .*(turning off|BUG)
 KASAN:
 UBSAN:
 kmemleak: .*(suspected memory leak|new suspected)
