@@ -271,6 +271,9 @@ main() {
 	if [[ $DO_INTEG == 1 && -z $DEBUG && -z $FILTER &&
 		${IRN_CHECK_DEBUG:-1} == 1 ]]; then
 		DEBUG=--debug INTEG_KERNEL=debug TAG=debug: SUBSET=1
+		# one lossy condition is enough to walk IRN's recovery there
+		export IRN_LOSSY_NETEM=${IRN_LOSSY_NETEM:-delay 2ms loss 1%}
+		export IRN_LOSSY_MODES=${IRN_LOSSY_MODES:-irn}
 		run_integration
 	fi
 	if [[ $NSKIP -gt 0 ]]; then

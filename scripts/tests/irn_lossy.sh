@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=2 timeout=2400
+# irn-test: guests=2 timeout=2400 debug
 #
 # IRN against go-back-N on a bad network.  For each mode (irn, then gbn,
 # set on both guests through debugfs before any QP exists) and each netem

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=2 timeout=600 debug
+# irn-test: guests=2 timeout=600
 #
 # libibverbs' example programs between two guests: ibv_rc_pingpong,
 # ibv_uc_pingpong and ibv_ud_pingpong, polling and with -e (completion
