@@ -275,6 +275,133 @@ def do_send(a):
               (a.count, a.case, src, a.dst, ROCE_V2_PORT, a.qpn))
 
 
+# ---- fuzzing ---------------------------------------------------------------
+
+# RC/UC/UD opcodes and the extension headers after their BTH (RETH 16,
+# AETH 4, AtomicETH 28, AtomicAckETH 8, ImmDt 4, IETH 4, DETH 8).
+FUZZ_OPS = [
+    (0x00, 0), (0x01, 0), (0x02, 0), (0x03, 4), (0x04, 0), (0x05, 4),
+    (0x06, 16), (0x07, 0), (0x08, 0), (0x09, 4), (0x0a, 16), (0x0b, 20),
+    (0x0c, 16), (0x0d, 4), (0x0e, 0), (0x0f, 4), (0x10, 4), (0x11, 4),
+    (0x12, 12), (0x13, 28), (0x14, 28), (0x16, 4), (0x17, 4),
+    (0x20, 0), (0x24, 0), (0x26, 16), (0x2a, 16), (0x64, 8), (0x65, 12),
+]
+READ_REQUEST = 0x0c
+RESPONSE_OPS = (0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12)
+IRN_CAP, IRN_EXT, IRN_DSACK = 0x20, 0x10, 0x08   # BTH byte 4
+IXTH_LEN, SACK_LEN = 20, 36
+
+
+def load_targets(path):
+    """QPNs and PSNs of live QPs: the qps table of the irn debugfs."""
+    targets = []
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if len(w) < 6 or not w[0].isdigit():
+                continue
+            try:
+                qpn, una, nxt = int(w[0]), int(w[4]), int(w[5])
+                epsn = int(w[-4])
+            except ValueError:
+                continue
+            targets.append((qpn, una, nxt, epsn))
+    return targets
+
+
+def fuzz_packet(rng, targets):
+    """One mutated packet: (bth bytes, body, build() keyword arguments).
+
+    Live QPs (from the targets) only get packets that no correct transport
+    may act on: requests and responses far ahead of their PSNs, and no
+    read requests (a duplicate read would legitimately be executed).
+    """
+    op, ext = rng.choice(FUZZ_OPS)
+    if rng.random() < 0.05:
+        op = rng.randrange(256)
+    live = targets and rng.random() < 0.6
+    if live:
+        qpn, una, nxt, epsn = rng.choice(targets)
+        qpn += rng.choice((0, 0, 0, 1, -1, 2))
+        if op == READ_REQUEST:
+            op = 0x0a
+        base = nxt if op in RESPONSE_OPS else epsn
+        psn = (base + rng.randrange(1 << 21, 1 << 22)) & 0xffffff
+    else:
+        qpn = rng.choice((rng.randrange(1 << 24), rng.randrange(2, 64), 1))
+        psn = rng.randrange(1 << 24)
+    plen = rng.choice((0, 0, 4, 16, 64, 256, 1024, 1028, 4096, 4100))
+    padcnt = rng.randrange(4) if rng.random() < 0.2 else (-plen) % 4
+    hdr = bytearray(bth(op, qpn & 0xffffff, psn, se=rng.random() < 0.1,
+                        padcnt=padcnt, ackreq=rng.random() < 0.5,
+                        tver=1 if rng.random() < 0.02 else 0,
+                        pkey=DEFAULT_PKEY if rng.random() < 0.9 else
+                        rng.randrange(1 << 16)))
+    body = bytearray(rng.getrandbits(8) for _ in range(ext))
+    if rng.random() < 0.5:                    # IRN bits and header
+        hdr[4] |= rng.choice((IRN_CAP, IRN_EXT, IRN_EXT | IRN_CAP,
+                              IRN_EXT | IRN_DSACK, 0x38))
+        if hdr[4] & IRN_EXT:
+            body += bytes(rng.getrandbits(8) for _ in
+                          range(SACK_LEN if op in (0x11, 0x12) else
+                                IXTH_LEN))
+    body += bytes(plen) + bytes((-plen) % 4)
+    r = rng.random()
+    if r < 0.1:                               # cut inside the headers
+        body = body[:rng.randrange(len(body) + 1)]
+    elif r < 0.15:                            # trailing garbage
+        body += bytes(rng.getrandbits(8) for _ in range(rng.randrange(64)))
+    kw = {}
+    if rng.random() < 0.03:
+        kw['icrc_xor'] = 1 << rng.randrange(32)
+    return bytes(hdr), bytes(body), kw
+
+
+def do_fuzz(a):
+    """Send a.fuzz packets: a pool of mutated packets, renewed in part on
+    every pass, so that a million sends cost a few thousand builds."""
+    rng = random.Random(a.seed)
+    targets = load_targets(a.targets) if a.targets else []
+    src = a.src or local_addr_for(a.dst)
+    try:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_RAW,
+                             socket.IPPROTO_RAW)
+    except PermissionError:
+        die('raw socket: permission denied (need root / CAP_NET_RAW)')
+    pool = []
+    ident = 1
+    sent = errors = 0
+    t0 = reload_at = time.time()
+    ever = len(targets)
+    while sent < a.fuzz:
+        if a.targets and time.time() > reload_at + 1:
+            # the target's QPs come and go: aim at the current ones
+            targets = load_targets(a.targets) or targets
+            ever = max(ever, len(targets))
+            reload_at = time.time()
+        if len(pool) < a.pool or rng.random() < 0.02:
+            h, body, kw = fuzz_packet(rng, targets)
+            pkt = build(src, a.dst, h, body, ident, **kw)
+            ident = ident % 0xfffe + 1
+            if len(pool) < a.pool:
+                pool.append(pkt)
+            else:
+                pool[rng.randrange(a.pool)] = pkt
+        else:
+            pkt = pool[rng.randrange(len(pool))]
+        try:
+            sock.sendto(pkt, (a.dst, 0))
+        except OSError:
+            errors += 1       # ENOBUFS under load: count, go on
+        sent += 1
+        if a.pace and sent % a.pace == 0:
+            time.sleep(0.001)
+    sock.close()
+    print('irn_pktgen: fuzz sent %d packets (%d send errors) to %s in '
+          '%.1f s, up to %d live QP targets, seed %d' %
+          (sent, errors, a.dst, time.time() - t0, ever, a.seed))
+
+
 def pcap_ipv4_packets(path):
     """Yield the IPv4 datagrams of Ethernet frames in a classic pcap file."""
     with open(path, 'rb') as f:
@@ -456,6 +583,15 @@ def main():
                    help='test vector file for --selftest ("none": none)')
     p.add_argument('--pcap', action='append',
                    help='also check every RoCEv2 packet in this pcap')
+    p.add_argument('--fuzz', type=int, default=0, metavar='N',
+                   help='send N mutated packets to --dst (see do_fuzz)')
+    p.add_argument('--targets', help='for --fuzz: the irn debugfs qps '
+                   'table of the target, to aim at live QPs safely')
+    p.add_argument('--seed', type=int, default=1, help='for --fuzz')
+    p.add_argument('--pool', type=int, default=4096,
+                   help='for --fuzz: distinct packets kept (default 4096)')
+    p.add_argument('--pace', type=int, default=0, metavar='K',
+                   help='for --fuzz: sleep 1 ms every K packets')
     p.add_argument('-v', '--verbose', action='store_true')
     a = p.parse_args()
 
@@ -465,6 +601,11 @@ def main():
         return 0
     if a.selftest:
         return selftest(a)
+    if a.fuzz:
+        if not a.dst:
+            p.error('--fuzz needs --dst')
+        do_fuzz(a)
+        return 0
     if not a.case or not a.dst:
         p.error('--case and --dst are required (or --list / --selftest)')
     if a.count < 1:

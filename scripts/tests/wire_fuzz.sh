@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# irn-test: guests=2 timeout=900
+#
+# Wire fuzzing during a verified transfer.  Guest b runs irn_verify's
+# server on irn0 and publishes its QP table (debugfs qps); guest a runs
+# irn_verify's client against it, over and over, while
+# tools/irn_pktgen.py --fuzz sends IRN_WIREFUZZ_COUNT (default 200000)
+# mutated RoCEv2 packets with correct ICRCs (mostly) from a's address to b:
+# every opcode, random and live QPNs (live ones only far outside their PSN
+# windows, and never a read request, which a correct responder would
+# execute as a duplicate), truncated and oversized headers, bad pad counts,
+# P_Keys and versions, random IRN bits, IXTHs and SACKs, IRN headers to
+# gbn QPs (verify runs alternate between modes auto, i.e. IRN, and gbn).
+# Every verify run must pass with every byte checked, b's
+# kernel must stay silent, and b's counters must show the packets arrived
+# and were dropped or answered.  IRN_WIREFUZZ_SEED repeats a run.
+set -euo pipefail
+# shellcheck source=scripts/tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+irn_init
+irn_require_shared
+irn_require_cmd timeout python3
+
+VERIFY=$(irn_tool irn_verify)
+PKTGEN=$IRN_SRC/tools/irn_pktgen.py
+COUNT=${IRN_WIREFUZZ_COUNT:-200000}
+SEED=${IRN_WIREFUZZ_SEED:-$((RANDOM * 32768 + RANDOM))}
+PORT=18700
+DBG=/sys/kernel/debug/irn/$IRN_DEV
+
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug ||
+	irn_fail "cannot mount debugfs"
+irn_link_add
+irn_wait_for 10 "$IRN_DEV port 1 ACTIVE" irn_port_state_is "$IRN_DEV" 4
+irn_wait_for 10 "a RoCE v2 GID for $IRN_SELF_IP on $IRN_DEV" \
+	irn_gid_index "$IRN_DEV" >/dev/null
+GIDX=$(irn_gid_index "$IRN_DEV")
+
+counters()
+{
+	rdma statistic show link "$IRN_DEV/1" | tr -s ' \n' '\n' |
+		awk 'NR > 2 && NR % 2 == 1 { n = $0; next } NR > 2 { print n, $0 }'
+}
+
+[[ $IRN_ROLE == b ]] && counters >"$IRN_SHARED/before"
+# for diagnosis: QP states every second
+(while sleep 1; do
+	echo "--- $SECONDS s"
+	cat "$DBG/qps"
+done) >"$IRN_OUT/qps-history.txt" 2>&1 &
+irn_defer kill $!
+irn_barrier start
+run=0
+stop=0
+fuzz_pid=
+while ((stop == 0 && run < 8)); do
+	run=$((run + 1))
+	log=$IRN_OUT/verify-$run.log
+	rc=0
+	if ((run % 2)); then echo auto >"$DBG/mode"; else echo gbn >"$DBG/mode"; fi
+	if [[ $IRN_ROLE == b ]]; then
+		# the QP table the fuzzer aims with, refreshed while verify runs
+		(while sleep 0.5; do
+			cp "$DBG/qps" "$IRN_SHARED/qps.tmp" &&
+				mv "$IRN_SHARED/qps.tmp" "$IRN_SHARED/qps"
+		done) &
+		dumper=$!
+		timeout -k 5 300 "$VERIFY" -d "$IRN_DEV" -g "$GIDX" \
+			-p "$((PORT + run))" >"$log" 2>&1 || rc=$?
+		kill "$dumper" 2>/dev/null
+		wait "$dumper" 2>/dev/null || true
+		[[ $rc -eq 0 ]] || echo fail >"$IRN_SHARED/stop.$run"
+	else
+		if [[ -z $fuzz_pid ]]; then
+			(sleep 3
+			 irn_wait_for 30 "QPs in b's QP table" \
+				grep -q '^ *[0-9]' "$IRN_SHARED/qps"
+			 python3 "$PKTGEN" --fuzz "$COUNT" --dst "$IRN_PEER_IP" \
+				--targets "$IRN_SHARED/qps" --seed "$SEED" \
+				--pace 64) >"$IRN_OUT/fuzz.log" 2>&1 &
+			fuzz_pid=$!
+		fi
+		timeout -k 5 300 "$VERIFY" -d "$IRN_DEV" -g "$GIDX" \
+			-p "$((PORT + run))" -t rc --data-only -n 2 \
+			--timeout 120 "$IRN_PEER_IP" >"$log" 2>&1 || rc=$?
+		[[ $rc -eq 0 ]] || {
+			grep -E '^(FAIL|# )' "$log" | head -20 || true
+			echo fail >"$IRN_SHARED/stop.$run"
+		}
+		kill -0 "$fuzz_pid" 2>/dev/null || echo "done" >>"$IRN_SHARED/stop.$run"
+	fi
+	irn_barrier "run-$run"
+	[[ ! -e $IRN_SHARED/stop.$run ]] || stop=1
+	if [[ $IRN_ROLE == a && $rc -ne 0 ]]; then
+		irn_fail "irn_verify run $run failed (exit $rc) during fuzzing, seed $SEED; see $log"
+	fi
+	! grep -q fail "$IRN_SHARED/stop.$run" 2>/dev/null ||
+		irn_fail "irn_verify run $run failed (seed $SEED); see both guests' verify-$run.log"
+done
+if [[ $IRN_ROLE == a ]]; then
+	wait "$fuzz_pid" || irn_fail "the fuzzer failed: $(tail -n 3 "$IRN_OUT/fuzz.log")"
+	cat "$IRN_OUT/fuzz.log"
+	grep -q "fuzz sent $COUNT packets" "$IRN_OUT/fuzz.log" ||
+		irn_fail "the fuzzer did not send $COUNT packets"
+	grep -q "up to [1-9][0-9]* live QP targets" "$IRN_OUT/fuzz.log" ||
+		irn_fail "the fuzzer never saw a live QP of b to aim at"
+	[[ $stop == 1 ]] || irn_fail "the fuzzer outlasted 8 verify runs"
+	irn_log "$run verify runs passed while $COUNT packets were fuzzed (seed $SEED)"
+else
+	counters >"$IRN_SHARED/after"
+	join "$IRN_SHARED/before" "$IRN_SHARED/after" |
+		awk '$3 != $2 { printf "%s +%d\n", $1, $3 - $2 }' | tee "$IRN_OUT/counters.txt"
+	rcvd=$(awk '$1 == "rcvd_pkts" { sub(/\+/, "", $2); print $2 }' "$IRN_OUT/counters.txt")
+	((${rcvd:-0} >= COUNT / 2)) ||
+		irn_fail "only ${rcvd:-0} packets reached irn for $COUNT fuzzed"
+fi
+irn_barrier end
+irn_dmesg_check "wire fuzzing"
+irn_log "PASS"
