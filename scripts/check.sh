@@ -5,7 +5,9 @@
 #
 #   scripts/check.sh [--kunit-only | --integration-only] [GLOB]
 #
-# Integration tests are the scripts/tests/*.sh with a "# irn-test:" header.
+# Integration tests are the scripts/tests/*.sh with a "# irn-test:" header;
+# "host" in the header runs one on the host itself (it boots its own
+# guests, or none), before the guest tests.
 # GLOB selects integration tests by name (scripts/tests/NAME.sh); a GLOB
 # starting with "kunit" selects KUnit result names instead (KUnit still
 # runs whole). Prints "PASS|FAIL|SKIP name" per test as it finishes and
@@ -24,7 +26,7 @@ DO_KUNIT=1 DO_INTEG=1 FILTER=
 TESTS_DIR=${IRN_TESTS_DIR:-$IRN_ROOT/scripts/tests}
 
 usage() {
-	sed -n '4,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -183,6 +185,25 @@ run_group() {
 	fi
 }
 
+# run_host TEST.sh...: tests whose header says "host", run here one by
+# one with IRN_OUT=$RUN/host/NAME; exit status 0 pass, 77 skip.
+run_host() {
+	local f name rc
+	for f in "$@"; do
+		name=$(basename "$f" .sh)
+		mkdir -p "$RUN/host/$name"
+		rc=0
+		IRN_OUT=$RUN/host/$name timeout -k 10 "$(test_timeout "$f")" \
+			bash "$f" >"$RUN/host/$name/log" 2>&1 || rc=$?
+		case $rc in
+		0) result PASS "$name" ;;
+		77) result SKIP "$name" "$(tail -n1 "$RUN/host/$name/log")" ;;
+		*) result FAIL "$name" "exit status $rc, log $RUN/host/$name/log"
+		   show_tail "$RUN/host/$name/log" 30 ;;
+		esac
+	done
+}
+
 build_tools() {
 	TOOLS=$IRN_ROOT/tools
 	[[ -f $IRN_ROOT/tools/Makefile ]] || return 0
@@ -194,19 +215,23 @@ build_tools() {
 }
 
 run_integration() {
-	local bdir f name one=() two=() t0
+	local bdir f name one=() two=() host=() t0
 	t0=$(irn_now)
 	for f in "$TESTS_DIR"/*.sh; do
 		# a test declares itself with a "# irn-test:" header (lib.sh has none)
 		grep -q -m1 -E '^# irn-test:' "$f" 2>/dev/null || continue
 		name=$(basename "$f" .sh)
 		matches_filter "$name" || continue
-		if [[ $(test_guests "$f") == 2 ]]; then two+=("$f"); else one+=("$f"); fi
+		if grep -m1 -E '^# irn-test:' "$f" | grep -qw host; then
+			host+=("$f")
+		elif [[ $(test_guests "$f") == 2 ]]; then two+=("$f"); else one+=("$f"); fi
 	done
-	if [[ $((${#one[@]} + ${#two[@]})) -eq 0 ]]; then
+	if [[ $((${#one[@]} + ${#two[@]} + ${#host[@]})) -eq 0 ]]; then
 		irn_log "no integration tests selected in $TESTS_DIR"
 		return 0
 	fi
+	[[ ${#host[@]} -eq 0 ]] || run_host "${host[@]}"
+	[[ $((${#one[@]} + ${#two[@]})) -gt 0 ]] || return 0
 	if ! bdir=$(irn_build_modules "$IRN_DEBIAN_KDIR" "$(irn_debian_build_id)"); then
 		result FAIL build:debian-module "compiler output above"
 		for f in "${one[@]}" "${two[@]}"; do

@@ -36,9 +36,11 @@ source "$IRN_ROOT/scripts/lib/compare.sh"
 
 # name|delay_ms|loss_pct|kind|tc qdisc arguments, on both guests' eth0
 # (so requests, responses and ACKs all suffer).  kind: lossless, random,
-# reorder, congestion.  The bottleneck is a token bucket at 50 Mbit/s
-# with a 16 KB queue (about 10 full frames): what a shallow-buffer switch
-# port without PFC does to a sender faster than the port.
+# reorder, congestion.  "ingress Q": qdisc Q on what each guest receives
+# (eth0 redirected to an ifb device), so that senders get no local
+# backpressure.  The bottleneck is a token bucket at 50 Mbit/s with a 16
+# KB queue (about 10 full frames) in front of each receiver: what a
+# shallow-buffer switch port without PFC does to a faster sender.
 CONDITIONS="
 lossless|0|0|lossless|none
 loss-0.1%|0|0.1|random|netem loss 0.1%
@@ -49,7 +51,7 @@ loss-5%|0|5|random|netem loss 5%
 2ms-loss-1%|2|1|random|netem delay 2ms loss 1%
 2ms-loss-5%|2|5|random|netem delay 2ms loss 5%
 2ms-reorder|2|0|reorder|netem delay 2ms reorder 25% 50%
-bottleneck|0|0|congestion|tbf rate 50mbit burst 16kb limit 16kb
+bottleneck|0|0|congestion|ingress tbf rate 50mbit burst 16kb limit 16kb
 "
 ALL_CONDS="lossless loss-0.1% loss-1% loss-5% 2ms 2ms-loss-0.1% 2ms-loss-1% 2ms-loss-5% 2ms-reorder bottleneck"
 QUICK_CONDS="lossless loss-1% loss-5% bottleneck"
@@ -265,6 +267,16 @@ missing_rows() {
 	done
 }
 
+# cond_desc "TC ARGS": what that does, in Markdown
+cond_desc() {
+	local q='`'
+	case $1 in
+	none) printf 'no qdisc (the emulated cable drops nothing)' ;;
+	ingress\ *) printf '%stc qdisc add dev ifb0 root %s%s on what each guest receives (eth0 ingress redirected to ifb0)' "$q" "${1#ingress }" "$q" ;;
+	*) printf '%stc qdisc add dev eth0 root %s%s on each guest' "$q" "$1" "$q" ;;
+	esac
+}
+
 write_readme() {
 	{
 		printf '# irn comparison, %s\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -278,8 +290,7 @@ write_readme() {
 		printf 'Absolute numbers under TCG are low and drift with the host load; compare transports within one run.\n\n'
 		printf 'Conditions:\n\n'
 		for c in $CONDS; do
-			printf -- '- %s: %stc qdisc add dev eth0 root %s%s\n' "$c" '`' \
-				"$(cond_line "$c" | cut -d'|' -f5)" '`'
+			printf -- '- %s: %s\n' "$c" "$(cond_desc "$(cond_line "$c" | cut -d'|' -f5)")"
 		done
 		printf '\nCounters (summed over both guests, medians over runs): dropped = packets the qdisc dropped; resent pkts = irn retransmitted_pkts, or TCP RetransSegs for tcp and siw; recovery events = irn retransmit_episodes + recovery_episodes, or rxe completer_retry_err (each a go-back-N rewind); timeouts = irn timeouts. "-": the transport has no such counter, or the workload no such value.\n\n'
 	}

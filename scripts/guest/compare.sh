@@ -12,7 +12,8 @@
 #   rNNNN.server.b       the server's output
 #   rNNNN.before.ROLE    counter snapshot before the run: "name value" lines
 #   rNNNN.after.ROLE     ... and after (rdma statistic of dev0, the qdisc's
-#                        dropped packets as qdisc_dropped, TCP RetransSegs
+#                        dropped packets (eth0 and ifb0) as qdisc_dropped,
+#                        TCP RetransSegs
 #                        as tcp_retrans)
 # Guest a appends one tab-separated line per run to $IRN_GUEST_OUT/runs.tsv:
 #   tag condition workload rep status seconds
@@ -106,12 +107,36 @@ gid_index() {
 	done
 }
 
-# set_condition "TC ARGS": on eth0 ("none": no qdisc)
-set_condition() {
-	modprobe sch_netem 2>/dev/null
-	modprobe sch_tbf 2>/dev/null
+# clear_condition: no qdisc on eth0, no ingress redirect, no ifb0
+clear_condition() {
 	$TC qdisc del dev eth0 root 2>/dev/null
+	$TC qdisc del dev eth0 ingress 2>/dev/null
+	ip link del ifb0 2>/dev/null
+	return 0
+}
+
+# set_condition "TC ARGS": a root qdisc on eth0 ("none": nothing), or
+# with "ingress QDISC ARGS" that qdisc on what eth0 receives: redirected
+# to ifb0, so the drops happen on the path, as in a switch, and the
+# sender's own qdisc never pushes back (a local drop is not a loss).
+# Modules are loaded by hand: in the guest's chroot the kernel cannot.
+set_condition() {
+	local q
+	clear_condition
 	[[ $1 == none ]] && return 0
+	if [[ $1 == ingress\ * ]]; then
+		q=${1#ingress }
+		modprobe ifb numifbs=0 && modprobe sch_ingress && modprobe act_mirred &&
+			modprobe cls_matchall && modprobe "sch_${q%% *}" || return 1
+		ip link add ifb0 type ifb && ip link set ifb0 up &&
+			$TC qdisc add dev eth0 handle ffff: ingress &&
+			$TC filter add dev eth0 parent ffff: matchall \
+				action mirred egress redirect dev ifb0 || return 1
+		# shellcheck disable=SC2086
+		$TC qdisc add dev ifb0 root $q
+		return
+	fi
+	modprobe "sch_${1%% *}" || return 1
 	# shellcheck disable=SC2086
 	$TC qdisc add dev eth0 root $1
 }
@@ -122,7 +147,7 @@ snapshot() {
 		[[ $TRANSPORT == tcp || -n $UNAVAILABLE ]] ||
 			rdma statistic show link $DEV/1 2>/dev/null |
 			awk '{ for (i = 3; i < NF; i += 2) print $i, $(i + 1) }'
-		$TC -s qdisc show dev eth0 |
+		{ $TC -s qdisc show dev eth0; $TC -s qdisc show dev ifb0 2>/dev/null; } |
 			awk '/dropped/ { for (i = 1; i < NF; i++) if ($i ~ /^\(?dropped$/) s += $(i + 1) + 0 }
 			END { print "qdisc_dropped", s + 0 }'
 		awk '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i; h = 1 }
@@ -164,7 +189,7 @@ server_listening() {
 # run_one TAG COND WORKLOAD REP
 run_one() {
 	local tag=$1 cond=$2 w=$3 rep=$4 cmd rc=0 t0 try status pid i
-	PORT=$((18515 + ${tag#r} % 2000))
+	PORT=$((18515 + 10#${tag#r} % 2000))
 	cmd=$(workload_cmd "$w") || return 0
 	barrier "start-$tag" || return 1
 	snapshot "$SHARED/$tag.before.$IRN_ROLE"
@@ -257,7 +282,7 @@ main() {
 			done
 		done
 	done
-	$TC qdisc del dev eth0 root 2>/dev/null
+	clear_condition
 	[[ $TRANSPORT == tcp || -n $UNAVAILABLE ]] ||
 		rdma statistic show link $DEV/1 >"$OUT/counters-final.txt" 2>&1
 	[[ -z $UNAVAILABLE ]] || echo "$UNAVAILABLE" >"$OUT/unavailable"

@@ -1,0 +1,17 @@
+sent_pkts 1180
+rcvd_pkts 53598
+duplicate_request 185
+out_of_seq_request 73
+rcvd_rnr_err 0
+send_rnr_err 0
+rcvd_seq_err 0
+ack_deferred 0
+retry_exceeded_err 0
+retry_rnr_exceeded_err 0
+completer_retry_err 5
+send_err 0
+link_downed 0
+rdma_sends 0
+rdma_recvs 0
+qdisc_dropped 3
+tcp_retrans 2

@@ -1,0 +1,17 @@
+sent_pkts 855
+rcvd_pkts 38278
+duplicate_request 56
+out_of_seq_request 0
+rcvd_rnr_err 0
+send_rnr_err 0
+rcvd_seq_err 0
+ack_deferred 0
+retry_exceeded_err 0
+retry_rnr_exceeded_err 0
+completer_retry_err 5
+send_err 0
+link_downed 0
+rdma_sends 0
+rdma_recvs 0
+qdisc_dropped 0
+tcp_retrans 0
