@@ -8,7 +8,7 @@
 #    (data/compare/*.client) parse to the numbers read off those files by
 #    hand;
 #  - counter snapshots recorded before and after real runs on both guests
-#    (data/compare/*.{before,after}.{a,b}) give the deltas worked out by
+#    (data/compare/*.{a,b}-{before,after}) give the deltas worked out by
 #    hand;
 #  - a synthetic runs CSV (data/compare/synthetic-runs.csv) aggregates to
 #    the medians, % of lossless, counters and statuses worked out by hand
@@ -70,7 +70,7 @@ expect "failed iperf3 run" "" "$(irn_cmp_parse_iperf3 "$TMP/failed.client")"
 
 # --- counter deltas over both guests -------------------------------------
 s=$DATA/irn-loss1-write_bw
-irn_cmp_counters "$s.before.a" "$s.after.a" "$s.before.b" "$s.after.b" >"$TMP/irn.cnt"
+irn_cmp_counters "$s.a-before" "$s.a-after" "$s.b-before" "$s.b-after" >"$TMP/irn.cnt"
 # retransmitted_pkts: a 104 -> 262, b 28 -> 28; recovery_episodes a 119
 # -> 185, b 30 -> 30; timeouts a 119 -> 179; sent_pkts a 27852 -> 40377,
 # b 1192 -> 8742
@@ -79,7 +79,7 @@ expect_line "irn recovery_episodes" "$TMP/irn.cnt" "recovery_episodes 66"
 expect_line "irn timeouts" "$TMP/irn.cnt" "timeouts 60"
 expect_line "irn sent_pkts" "$TMP/irn.cnt" "sent_pkts 20075"
 s=$DATA/rxe-loss1-write_bw
-irn_cmp_counters "$s.before.a" "$s.after.a" "$s.before.b" "$s.after.b" >"$TMP/rxe.cnt"
+irn_cmp_counters "$s.a-before" "$s.a-after" "$s.b-before" "$s.b-after" >"$TMP/rxe.cnt"
 # completer_retry_err a 56 -> 131; out_of_seq_request b 0 -> 73;
 # qdisc_dropped a 0 -> 159, b 0 -> 3
 expect_line "rxe completer_retry_err" "$TMP/rxe.cnt" "completer_retry_err 75"
