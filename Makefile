@@ -3,7 +3,9 @@
 # irn: a loss-tolerant software RoCEv2 RDMA device.
 #
 #   make            build rdma_irn.ko against KDIR
-#   make demo       install what is missing, build, and run the main job
+#   make demo       install what is missing, build, and run the quick
+#                   lossless-against-lossy comparison; prints the table
+#   make compare    the full comparison (COMPARE_ARGS="--quick", "--help")
 #   make check      run every test (KUnit and integration, under QEMU)
 #   make lint       checkpatch --strict, sparse and W=1
 #   make bench      stock rdma_rxe against irn, side by side, with ratios
@@ -21,7 +23,7 @@ KDIR ?= $(KDIR_DEBIAN)
 endif
 
 .PHONY: all module modules clean install dkms-install lint deps check kunit \
-	integration demo bench help
+	integration demo compare bench help
 
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 DKMS_SRC := /usr/src/irn-$(DKMS_VERSION)
@@ -67,8 +69,11 @@ check:
 demo:
 	scripts/demo.sh
 
+compare:
+	scripts/compare.sh $(COMPARE_ARGS)
+
 bench:
 	scripts/bench.sh $(BENCH_ARGS)
 
 help:
-	@sed -n '3,14p' Makefile
+	@sed -n '3,16p' Makefile
