@@ -237,17 +237,20 @@ irn_cmp_markdown() {
 #   p99_vs_loss.png       ib_write_lat p99 (ms)
 # Prints the files written.  A plot with no data is not written.
 irn_cmp_plot() {
-	local sum=$1 dir=$2 what file ylabel field wl script
+	local sum=$1 dir=$2 what file ylabel field wl script title
 	for what in goodput pct p99; do
 		case $what in
 		goodput) file=goodput_vs_loss.png field=bw_MBps wl="write_bw iperf3"
-			ylabel="goodput, MB/s (log scale)" ;;
+			ylabel="goodput, MB/s (log scale)"
+			title="ib_write_bw 64 KiB (tcp: iperf3)" ;;
 		pct) file=goodput_pct_vs_loss.png field=pct_of_lossless wl="write_bw iperf3"
-			ylabel="goodput, % of lossless" ;;
+			ylabel="goodput, % of lossless"
+			title="ib_write_bw 64 KiB (tcp: iperf3)" ;;
 		p99) file=p99_vs_loss.png field=lat_p99_us wl="write_lat"
-			ylabel="ib\\\\_write\\\\_lat p99, ms (log scale)" ;;
+			ylabel="p99 latency, ms (log scale)"
+			title="ib_write_lat 64 B" ;;
 		esac
-		script=$(irn_cmp_plot_script "$sum" "$dir/$file" "$field" "$wl" "$ylabel") || continue
+		script=$(irn_cmp_plot_script "$sum" "$dir/$file" "$field" "$wl" "$ylabel" "$title") || continue
 		gnuplot <<<"$script" 2>"$dir/$file.log" ||
 			{ irn_warn "gnuplot failed for $file (see $dir/$file.log)"; continue; }
 		rm -f "$dir/$file.log"
@@ -255,10 +258,10 @@ irn_cmp_plot() {
 	done
 }
 
-# irn_cmp_plot_script SUMMARY OUT.png FIELD "WORKLOADS" YLABEL: the
+# irn_cmp_plot_script SUMMARY OUT.png FIELD "WORKLOADS" YLABEL TITLE: the
 # gnuplot program (data inline); fails if there is nothing to plot.
 irn_cmp_plot_script() {
-	awk -F, -v out="$2" -v field="$3" -v wls=" $4 " -v ylabel="$5" '
+	awk -F, -v out="$2" -v field="$3" -v wls=" $4 " -v ylabel="$5" -v what="$6" '
 	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	$col["kind"] != "lossless" && $col["kind"] != "random" { next }
 	index(wls, " " $col["workload"] " ") == 0 { next }
@@ -283,13 +286,14 @@ irn_cmp_plot_script() {
 		}
 		print "set terminal pngcairo size " (nd > 1 ? 1200 : 700) ",480 font \",10\""
 		print "set output \"" out "\""
+		print "set termoption noenhanced"
 		print "set datafile missing \"?\""
-		print "set key top right"
+		print "set key outside right top"
 		print "set grid"
 		print "set xlabel \"random loss per direction, %\""
 		print "set ylabel \"" ylabel "\""
 		if (field != "pct_of_lossless") print "set logscale y"
-		else print "set yrange [0:*]"
+		else print "set yrange [0:*]; set offsets 0, 0, graph 0.05, 0"
 		xt = ""
 		for (i = 0; i < nl; i++) xt = xt (i ? ", " : "") "\"" losses[i] "\" " i
 		print "set xtics (" xt ")"
@@ -308,7 +312,7 @@ irn_cmp_plot_script() {
 		}
 		if (nd > 1) print "set multiplot layout 1," nd
 		for (m = 0; m < nd; m++) {
-			print "set title \"delay " delays[m] " ms per direction\""
+			print "set title \"" what ", delay " delays[m] " ms per direction\""
 			p = "plot"
 			for (t = 0; t < nt; t++)
 				p = p (t ? "," : "") " $d" m " using 1:" (t + 2) " with linespoints lw 2 pt " (t + 5) " title \"" trs[t] (trs[t] == "tcp" ? " (iperf3)" : "") "\""

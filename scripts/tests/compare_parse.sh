@@ -123,14 +123,14 @@ ROWS
 expect "markdown: empty cells" "" "$(grep -E '^\|' "$TMP/summary.md" | grep -E '\|\s*\|' || true)"
 
 # --- plots -------------------------------------------------------------------
-irn_cmp_plot_script "$TMP/summary.csv" "$TMP/g.png" bw_MBps "write_bw iperf3" y >"$TMP/g.gp"
+irn_cmp_plot_script "$TMP/summary.csv" "$TMP/g.png" bw_MBps "write_bw iperf3" y t >"$TMP/g.gp"
 # loss 0 and 1 at x 0 and 1; columns irn, rxe, tcp; "?" = no value
 # shellcheck disable=SC2016 # gnuplot datablock names, literally
 for want in '$d0 << EOD' '0 20.00 40.00 105.00' '1 9.00 4.00 21.00' \
 	'$d1 << EOD' '0 10.00 ? ?' '1 5.00 ? ?'; do
 	expect_line "gnuplot data" "$TMP/g.gp" "$want"
 done
-expect "a plot with no data fails" 1 "$(irn_cmp_plot_script "$TMP/summary.csv" "$TMP/x.png" lat_p99_us "send_lat" y >/dev/null && echo 0 || echo 1)"
+expect "a plot with no data fails" 1 "$(irn_cmp_plot_script "$TMP/summary.csv" "$TMP/x.png" lat_p99_us "send_lat" y t >/dev/null && echo 0 || echo 1)"
 mkdir "$TMP/plots"
 irn_cmp_plot "$TMP/summary.csv" "$TMP/plots" >"$TMP/plots.txt"
 for f in goodput_vs_loss.png goodput_pct_vs_loss.png p99_vs_loss.png; do
