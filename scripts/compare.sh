@@ -178,7 +178,11 @@ to_csv() {
 		elif [[ $w == iperf3 ]]; then
 			vals="$(irn_cmp_parse_iperf3 "$out/$tag.client"),,"
 		else
-			vals=$(irn_cmp_parse_perftest "$out/$tag.client")
+			vals=$(irn_cmp_parse_perftest "$out/$tag.client" "$SECS")
+		fi
+		if [[ $st == ok && $w == *_lat && -z $(cut -d, -f2 <<<"$vals") ]] &&
+			grep -q ' inf ' "$out/$tag.client"; then
+			st="n/a: perftest cannot time it (TSC not calibrated in this kernel)"
 		fi
 		# a run that exited 0 but printed no result is a failure too
 		[[ $st != ok || -n ${vals%%,*} || $w == *_lat ]] || st="no result"

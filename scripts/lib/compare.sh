@@ -22,17 +22,25 @@ IRN_CMP_COUNTERS="retransmitted_pkts selective_retransmits retransmit_episodes r
 IRN_CMP_CSV_HEADER="transport,condition,delay_ms,loss_pct,kind,workload,rep,status,seconds,bw_MBps,lat_p50_us,lat_p99_us,qdisc_dropped,${IRN_CMP_COUNTERS// /,},kernel"
 IRN_CMP_SUMMARY_HEADER="transport,condition,delay_ms,loss_pct,kind,workload,runs,ok,bw_MBps,pct_of_lossless,lat_p50_us,lat_p99_us,qdisc_dropped,resent_pkts,recovery_events,timeouts,status"
 
-# perftest client output: BW average (column 4 under "BW average") for
-# the bandwidth tools, t_typical (the median, column 5) and the 99%
-# percentile (column 8) for the latency tools.  Empty fields when the
-# file has no result row (a failed run).
+# irn_cmp_parse_perftest FILE [SECONDS]: BW average (column 4 under "BW
+# average") for the bandwidth tools, t_typical (the median, column 5) and
+# the 99% percentile (column 8) for the latency tools.  Empty fields when
+# the file has no result row (a failed run), or the latencies are "inf".
+# perftest times with the CPU's cycle counter; on a kernel that could not
+# calibrate the TSC it prints a BW of 0.00 and latencies of inf.  Given
+# SECONDS (a -D run's duration), such a BW is worked out from the
+# iterations: #iterations x #bytes / SECONDS.
 irn_cmp_parse_perftest() {
-	awk '
+	awk -v secs="${2:-}" '
 	/#bytes/ && /BW average/ { mode = "bw"; next }
 	/#bytes/ && /t_typical/ { mode = "lat"; next }
 	mode != "" && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {
-		if (mode == "bw" && NF >= 5) bw = $4
-		if (mode == "lat" && NF >= 8) { p50 = $5; p99 = $8 }
+		if (mode == "bw" && NF >= 5) {
+			bw = $4
+			if (bw + 0 == 0 && $2 > 0 && secs > 0)
+				bw = sprintf("%.2f", $1 * $2 / secs / 1048576)
+		}
+		if (mode == "lat" && NF >= 8 && $5 != "inf" && $8 != "inf") { p50 = $5; p99 = $8 }
 		mode = ""
 	}
 	END { printf "%s,%s,%s\n", bw, p50, p99 }' "$1"
