@@ -11,6 +11,7 @@
 #                      [--transports "rxe irn-gbn irn siw tcp"]
 #                      [--conditions "NAME ..."] [--workloads "NAME ..."]
 #                      [--siw-kernel kunit|debian] [--out DIR] [--list]
+#   scripts/compare.sh --report DIR   tables and plots again from DIR/runs.csv
 #
 # Transports: rxe (stock rdma_rxe), irn-gbn (irn, mode=gbn: standard
 # go-back-N), irn (irn, mode=irn: IRN forced on both ends), irn-auto (irn,
@@ -59,11 +60,11 @@ QUICK_CONDS="lossless loss-1% loss-5% bottleneck"
 TRANSPORTS="rxe irn-gbn irn siw tcp"
 WORKLOADS="write_bw read_bw send_bw write_bw_4qp write_lat send_lat iperf3"
 CONDS=$ALL_CONDS
-REPS=3 SECS=4 LAT_ITERS=200 OUT='' SIW_KERNEL=kunit QUICK=0
+REPS=3 SECS=4 LAT_ITERS=200 OUT='' SIW_KERNEL=kunit QUICK=0 REPORT=''
 SET_T=0 SET_C=0 SET_W=0 SET_R=0 SET_S=0 SET_L=0
 
 usage() {
-	sed -n '4,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -86,6 +87,7 @@ parse_args() {
 		--siw-kernel) SIW_KERNEL=$2; shift ;;
 		--out) OUT=$2; shift ;;
 		--list) list_conditions ;;
+		--report) REPORT=$2; shift ;;
 		-h | --help) usage 0 ;;
 		*) irn_warn "unknown option $1"; usage 1 ;;
 		esac
@@ -301,9 +303,15 @@ write_readme() {
 }
 
 main() {
-	local t t_start plots
+	local t t_start
 	ARGS_TEXT="$*"
 	parse_args "$@"
+	if [[ -n $REPORT ]]; then
+		OUT=$(cd "$REPORT" && pwd) || irn_die "--report: no folder $REPORT"
+		irn_need_cmd gnuplot
+		report
+		return
+	fi
 	irn_need_root compare
 	"$IRN_ROOT/scripts/deps.sh" --check 2>/dev/null || "$IRN_ROOT/scripts/deps.sh"
 	irn_need_cmd gnuplot qemu-system-x86_64
@@ -318,6 +326,7 @@ main() {
 		KO=$KO/rdma_irn.ko
 	fi
 	printf '%s\n' "$IRN_CMP_CSV_HEADER" >"$OUT/runs.csv"
+	write_readme >"$OUT/about.md"
 	TOTAL=0
 	for t in $TRANSPORTS; do
 		TOTAL=$((TOTAL + $(runs_for "$t")))
@@ -329,19 +338,27 @@ main() {
 		irn_log "compare: $t (guests booting)"
 		run_transport "$t"
 	done
+	irn_log "compare: done in $(irn_elapsed "$t_start") s"
+	report
+}
+
+# report: summary.csv, summary.md (about.md, then the tables) and the
+# plots from runs.csv; prints where they are
+report() {
+	local plots f
+	[[ -s $OUT/runs.csv ]] || irn_die "$OUT/runs.csv missing or empty: nothing to report"
 	irn_cmp_aggregate "$OUT/runs.csv" >"$OUT/summary.csv"
 	{
-		write_readme
+		cat "$OUT/about.md" 2>/dev/null || true
 		irn_cmp_markdown "$OUT/summary.csv"
 	} >"$OUT/summary.md"
 	plots=$(irn_cmp_plot "$OUT/summary.csv" "$OUT")
 	if [[ -n $plots ]]; then
 		printf '\n## Plots\n\n' >>"$OUT/summary.md"
-		while read -r t; do
-			printf '![%s](%s)\n' "${t##*/}" "${t##*/}" >>"$OUT/summary.md"
+		while read -r f; do
+			printf '![%s](%s)\n' "${f##*/}" "${f##*/}" >>"$OUT/summary.md"
 		done <<<"$plots"
 	fi
-	irn_log "compare: done in $(irn_elapsed "$t_start") s"
 	printf '\nResults in %s:\n' "$OUT"
 	printf '  %s\n' "$OUT/summary.md" "$OUT/summary.csv" "$OUT/runs.csv"
 	[[ -z $plots ]] || printf '  %s\n' "${plots//$'\n'/$'\n'  }"
