@@ -210,10 +210,30 @@ to_csv() {
 	done <"$out/runs.tsv"
 }
 
+# booting_failed DIR: true when a guest's console shows a kernel panic
+# before its job started
+booting_failed() {
+	local f
+	for f in "$1"/guest-?/console.log; do
+		[[ -f $f ]] || continue
+		grep -q 'irn-guest: running' "$f" && continue
+		grep -q 'Kernel panic' "$f" && return 0
+	done
+	return 1
+}
+
+# pkill_guests DIR: stop the QEMUs still running for DIR (by their pid)
+pkill_guests() {
+	local pid
+	for pid in $(pgrep -f -- "-chardev file,id=con,path=$1/guest-" || true); do
+		kill "$pid" 2>/dev/null || true
+	done
+}
+
 # run_transport TRANSPORT: boot the guest pair, follow its progress,
 # append its rows to runs.csv
 run_transport() {
-	local tr=$1 kernel=debian mods=$KO conds_env="" c line vmpid rc=0 limit
+	local tr=$1 kernel=debian mods=$KO conds_env="" c line vmpid rc=0 limit attempt
 	if [[ $tr == siw ]]; then
 		kernel=$SIW_KERNEL mods=
 	fi
@@ -229,16 +249,29 @@ run_transport() {
 		--env "CMP_SECONDS=$SECS" --env "CMP_LAT_ITERS=$LAT_ITERS"
 		--env "CMP_RUN_TIMEOUT=$RUN_TIMEOUT")
 	[[ -z $mods ]] || args+=(--modules "$mods")
-	SHOWN=0
-	"$IRN_ROOT/scripts/vm.sh" "${args[@]}" "$IRN_ROOT/scripts/guest/compare.sh" \
-		>"$OUT/raw/$tr.log" 2>&1 &
-	vmpid=$!
-	while kill -0 "$vmpid" 2>/dev/null; do
+	for attempt in 1 2; do
+		SHOWN=0 rc=0
+		"$IRN_ROOT/scripts/vm.sh" "${args[@]}" "$IRN_ROOT/scripts/guest/compare.sh" \
+			>"$OUT/raw/$tr.log" 2>&1 &
+		vmpid=$!
+		while kill -0 "$vmpid" 2>/dev/null; do
+			progress "$OUT/raw/$tr/guest-a/out/runs.tsv" "$tr"
+			# a guest that died while booting leaves its peer waiting
+			if ((SHOWN == 0)) && booting_failed "$OUT/raw/$tr"; then
+				kill "$vmpid" 2>/dev/null || true
+			fi
+			sleep 2
+		done
+		wait "$vmpid" || rc=$?
 		progress "$OUT/raw/$tr/guest-a/out/runs.tsv" "$tr"
-		sleep 2
+		# one more boot when no run started (a guest kernel can panic
+		# while booting on a loaded host, "IO-APIC + timer doesn't work")
+		[[ $rc != 0 && $SHOWN == 0 && $attempt == 1 ]] || break
+		irn_warn "$tr: the guests did not start (status $rc); booting them once more"
+		pkill_guests "$OUT/raw/$tr"
+		mv "$OUT/raw/$tr" "$OUT/raw/$tr.failed-boot"
+		mv "$OUT/raw/$tr.log" "$OUT/raw/$tr.failed-boot.log"
 	done
-	wait "$vmpid" || rc=$?
-	progress "$OUT/raw/$tr/guest-a/out/runs.tsv" "$tr"
 	DONE=$((DONE + SHOWN))
 	if [[ $rc != 0 ]]; then
 		irn_warn "$tr: the guests reported a problem (status $rc): $OUT/raw/$tr.log, $OUT/raw/$tr/guest-*/console.log"

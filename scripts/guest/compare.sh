@@ -253,6 +253,9 @@ main() {
 	NRUN=0
 	: >"$OUT/runs.tsv"
 	uname -r >"$OUT/kernel.txt"
+	# a peer that does not come up within 2 minutes never will (a guest
+	# can die while booting on a loaded host): fail fast, the host retries
+	barrier up 120 || exit 3
 	setup_device || { log "cannot create the $TRANSPORT device"; exit 1; }
 	IFS=';' read -r -a conds <<<"${CMP_CONDS:-lossless|none}"
 	for c in "${conds[@]}"; do
