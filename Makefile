@@ -3,7 +3,9 @@
 # irn: a loss-tolerant software RoCEv2 RDMA device.
 #
 #   make            build rdma_irn.ko against KDIR
-#   make demo       install what is missing, build, and run the main job
+#   make demo       install what is missing, build, and run the quick
+#                   lossless-against-lossy comparison; prints the table
+#   make compare    the full comparison (COMPARE_ARGS="--quick", "--help")
 #   make check      run every test (KUnit and integration, under QEMU)
 #   make check-debug  every test again on a KASAN/lockdep/kmemleak kernel
 #   make lint       checkpatch --strict, sparse and W=1
@@ -22,7 +24,7 @@ KDIR ?= $(KDIR_DEBIAN)
 endif
 
 .PHONY: all module modules clean install dkms-install lint deps check kunit \
-	integration check-debug demo bench help
+	integration check-debug demo compare bench help
 
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 DKMS_SRC := /usr/src/irn-$(DKMS_VERSION)
@@ -71,8 +73,11 @@ check-debug:
 demo:
 	scripts/demo.sh
 
+compare:
+	scripts/compare.sh $(COMPARE_ARGS)
+
 bench:
 	scripts/bench.sh $(BENCH_ARGS)
 
 help:
-	@sed -n '3,15p' Makefile
+	@sed -n '3,17p' Makefile

@@ -13,7 +13,9 @@
 # "# irn-test:" header on that kernel, as "debug:NAME" (IRN_CHECK_DEBUG=0
 # skips them); --debug --subset runs just those.
 #
-# Integration tests are the scripts/tests/*.sh with a "# irn-test:" header.
+# Integration tests are the scripts/tests/*.sh with a "# irn-test:" header;
+# "host" in the header runs one on the host itself (it boots its own
+# guests, or none), before the guest tests.
 # GLOB selects integration tests by name (scripts/tests/NAME.sh); a GLOB
 # starting with "kunit" selects KUnit result names instead (KUnit still
 # runs whole). Prints "PASS|FAIL|SKIP name" per test as it finishes and
@@ -34,7 +36,7 @@ KUNIT_KERNEL=kunit INTEG_KERNEL=debian TAG='' SUBSET=0
 TESTS_DIR=${IRN_TESTS_DIR:-$IRN_ROOT/scripts/tests}
 
 usage() {
-	sed -n '4,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -197,6 +199,25 @@ run_group() {
 	fi
 }
 
+# run_host TEST.sh...: tests whose header says "host", run here one by
+# one with IRN_OUT=$RUN/host/NAME; exit status 0 pass, 77 skip.
+run_host() {
+	local f name rc
+	for f in "$@"; do
+		name=$(basename "$f" .sh)
+		mkdir -p "$RUN/host/$name"
+		rc=0
+		IRN_OUT=$RUN/host/$name timeout -k 10 "$(test_timeout "$f")" \
+			bash "$f" >"$RUN/host/$name/log" 2>&1 || rc=$?
+		case $rc in
+		0) result PASS "$name" ;;
+		77) result SKIP "$name" "$(tail -n1 "$RUN/host/$name/log")" ;;
+		*) result FAIL "$name" "exit status $rc, log $RUN/host/$name/log"
+		   show_tail "$RUN/host/$name/log" 30 ;;
+		esac
+	done
+}
+
 build_tools() {
 	TOOLS=$IRN_ROOT/tools
 	[[ -f $IRN_ROOT/tools/Makefile ]] || return 0
@@ -208,7 +229,7 @@ build_tools() {
 }
 
 run_integration() {
-	local bdir f name one=() two=() t0 kdir id
+	local bdir f name one=() two=() host=() t0 kdir id
 	t0=$(irn_now)
 	for f in "$TESTS_DIR"/*.sh; do
 		# a test declares itself with a "# irn-test:" header (lib.sh has none)
@@ -218,12 +239,17 @@ run_integration() {
 		if [[ $SUBSET == 1 ]]; then
 			grep -m1 -E '^# irn-test:' "$f" | grep -q -w debug || continue
 		fi
-		if [[ $(test_guests "$f") == 2 ]]; then two+=("$f"); else one+=("$f"); fi
+		if grep -m1 -E '^# irn-test:' "$f" | grep -qw host; then
+			# host tests do not depend on the guest kernel: once
+			if [[ -z $DEBUG ]]; then host+=("$f"); fi
+		elif [[ $(test_guests "$f") == 2 ]]; then two+=("$f"); else one+=("$f"); fi
 	done
-	if [[ $((${#one[@]} + ${#two[@]})) -eq 0 ]]; then
+	if [[ $((${#one[@]} + ${#two[@]} + ${#host[@]})) -eq 0 ]]; then
 		irn_log "no integration tests selected in $TESTS_DIR"
 		return 0
 	fi
+	[[ ${#host[@]} -eq 0 ]] || run_host "${host[@]}"
+	[[ $((${#one[@]} + ${#two[@]})) -gt 0 ]] || return 0
 	if [[ -n $DEBUG ]]; then
 		if ! kdir=$(irn_kunit_kdir --debug) || [[ -z $kdir ]]; then
 			result FAIL build:debug-kernel "see $IRN_CACHE/kernel/debug-*.log"

@@ -1,29 +1,33 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Demo (placeholder): install what is missing, build rdma_irn.ko for
-# Debian's kernel, boot one guest, add an irn link on eth0 and show it
-# with rdma-core's tools.
+# make demo: install what is missing, build rdma_irn.ko for Debian's
+# kernel, and run the quick lossless-against-lossy comparison
+# (scripts/compare.sh --quick: stock rdma_rxe, irn in go-back-N mode, irn
+# with IRN, and TCP as the ceiling, on two QEMU guests joined by one
+# cable, lossless, with 1% and 5% random loss, and behind a shallow
+# rate-limited bottleneck).  Prints the summary table and where the
+# results folder (CSV, Markdown, PNG plots) is.  Some 6 to 10 minutes.
 #
-#   scripts/demo.sh
+#   scripts/demo.sh [COMPARE OPTIONS]   e.g. --reps 3 (see compare.sh --help)
 set -euo pipefail
 
 IRN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib/common.sh
 source "$IRN_ROOT/scripts/lib/common.sh"
-# shellcheck source=scripts/lib/build.sh
-source "$IRN_ROOT/scripts/lib/build.sh"
 
 main() {
-	local bdir run rc=0
+	local out
+	irn_need_root demo
 	"$IRN_ROOT/scripts/deps.sh" --check 2>/dev/null || "$IRN_ROOT/scripts/deps.sh"
-	bdir=$(irn_build_modules "$IRN_DEBIAN_KDIR" "$(irn_debian_build_id)") ||
-		irn_die "building rdma_irn.ko failed (output above)"
-	run=$(irn_run_dir)
-	"$IRN_ROOT/scripts/vm.sh" --name demo --run-dir "$run" --timeout 300 \
-		--modules "$bdir/rdma_irn.ko" "$IRN_ROOT/scripts/guest/demo.sh" || rc=$?
-	cat "$run/demo/guest-a/out/job.log" 2>/dev/null || true
-	[[ $rc == 0 ]] || irn_die "demo failed (status $rc); console: $run/demo/guest-a/console.log"
+	out=$IRN_RESULTS/demo-$(date +%Y%m%d-%H%M%S)
+	"$IRN_ROOT/scripts/compare.sh" --quick --out "$out" "$@" ||
+		irn_die "the comparison failed (output above; logs in $out/raw)"
+	[[ -s $out/summary.md ]] || irn_die "no summary was written; logs in $out/raw"
+	printf '\n'
+	# the tables, without the run description at the top of summary.md
+	sed -n '/^### /,/^## Plots/p' "$out/summary.md" | sed '/^## Plots/d'
+	printf 'How this was measured: the top of %s\n' "$out/summary.md"
 }
 
 main "$@"

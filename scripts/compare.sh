@@ -1,0 +1,402 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Lossless against lossy: RDMA transports side by side on two QEMU guests
+# joined by one virtual cable, under network conditions set with tc on
+# both guests' eth0, with raw TCP (iperf3) as the ceiling.  Writes one
+# results folder: runs.csv (one row per run), summary.csv and summary.md
+# (medians, % of the lossless figure, counters), PNG plots (gnuplot).
+#
+#   scripts/compare.sh [--quick] [--reps N] [--seconds S] [--lat-iters N]
+#                      [--transports "rxe irn-gbn irn siw tcp"]
+#                      [--conditions "NAME ..."] [--workloads "NAME ..."]
+#                      [--siw-kernel kunit|debian] [--out DIR] [--list]
+#   scripts/compare.sh --report DIR   tables and plots again from DIR/runs.csv
+#
+# Transports: rxe (stock rdma_rxe), irn-gbn (irn, mode=gbn: standard
+# go-back-N), irn (irn, mode=irn: IRN forced on both ends), irn-auto (irn,
+# mode=auto: negotiated), siw (soft-iWARP, RDMA over TCP; runs on the
+# harness's own kernel, scripts/kernel.sh, since Debian's has no siw: the
+# row says "n/a" when the kernel lacks it), tcp (iperf3, the ceiling).
+# Workloads: write_bw read_bw send_bw write_bw_4qp (64 KiB messages,
+# for S seconds; 4qp: 4 QPs), write_lat send_lat (64 B, N iterations;
+# p50 and p99), iperf3 (tcp only).  --list prints the conditions.
+# --quick: rxe irn-gbn irn tcp; lossless, 1% and 5% loss, the shallow
+# bottleneck; write_bw write_lat iperf3; 1 run of 2 s (some 6 minutes).
+# Default (full): all transports, all conditions, all workloads, 3 runs
+# of 4 s each (750 runs, some 2.5 hours under QEMU TCG on 2 cores;
+# --reps 1 --seconds 3 --lat-iters 100 took 45 minutes).
+set -euo pipefail
+
+IRN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib/common.sh
+source "$IRN_ROOT/scripts/lib/common.sh"
+# shellcheck source=scripts/lib/build.sh
+source "$IRN_ROOT/scripts/lib/build.sh"
+# shellcheck source=scripts/lib/compare.sh
+source "$IRN_ROOT/scripts/lib/compare.sh"
+
+# name|delay_ms|loss_pct|kind|tc qdisc arguments, on both guests' eth0
+# (so requests, responses and ACKs all suffer).  kind: lossless, random,
+# reorder, congestion.  "ingress Q": qdisc Q on what each guest receives
+# (eth0 redirected to an ifb device), so that senders get no local
+# backpressure.  The bottleneck is a token bucket at 50 Mbit/s with a 16
+# KB queue (about 10 full frames) in front of each receiver: what a
+# shallow-buffer switch port without PFC does to a faster sender.
+CONDITIONS="
+lossless|0|0|lossless|none
+loss-0.1%|0|0.1|random|netem loss 0.1%
+loss-1%|0|1|random|netem loss 1%
+loss-5%|0|5|random|netem loss 5%
+2ms|2|0|lossless|netem delay 2ms
+2ms-loss-0.1%|2|0.1|random|netem delay 2ms loss 0.1%
+2ms-loss-1%|2|1|random|netem delay 2ms loss 1%
+2ms-loss-5%|2|5|random|netem delay 2ms loss 5%
+2ms-reorder|2|0|reorder|netem delay 2ms reorder 25% 50%
+bottleneck|0|0|congestion|ingress tbf rate 50mbit burst 16kb limit 16kb
+"
+ALL_CONDS="lossless loss-0.1% loss-1% loss-5% 2ms 2ms-loss-0.1% 2ms-loss-1% 2ms-loss-5% 2ms-reorder bottleneck"
+QUICK_CONDS="lossless loss-1% loss-5% bottleneck"
+
+TRANSPORTS="rxe irn-gbn irn siw tcp"
+WORKLOADS="write_bw read_bw send_bw write_bw_4qp write_lat send_lat iperf3"
+CONDS=$ALL_CONDS
+REPS=3 SECS=4 LAT_ITERS=200 OUT='' SIW_KERNEL=kunit QUICK=0 REPORT=''
+SET_T=0 SET_C=0 SET_W=0 SET_R=0 SET_S=0 SET_L=0
+
+usage() {
+	awk 'NR >= 4 && /^#/ { sub(/^# ?/, ""); print; next } NR >= 4 { exit }' "${BASH_SOURCE[0]}"
+	exit "${1:-0}"
+}
+
+list_conditions() {
+	printf '%-16s %-6s %-6s %-11s %s\n' name "delay" "loss" kind "tc qdisc (on each guest's eth0; ingress: on what it receives)"
+	sed '/^$/d' <<<"$CONDITIONS" | awk -F'|' '{ printf "%-16s %-6s %-6s %-11s %s\n", $1, $2 "ms", $3 "%", $4, $5 }'
+	exit 0
+}
+
+parse_args() {
+	while [[ $# -gt 0 ]]; do
+		case $1 in
+		--quick) QUICK=1 ;;
+		--reps) REPS=$2 SET_R=1; shift ;;
+		--seconds) SECS=$2 SET_S=1; shift ;;
+		--lat-iters) LAT_ITERS=$2 SET_L=1; shift ;;
+		--transports) TRANSPORTS=$2 SET_T=1; shift ;;
+		--conditions) CONDS=$2 SET_C=1; shift ;;
+		--workloads) WORKLOADS=$2 SET_W=1; shift ;;
+		--siw-kernel) SIW_KERNEL=$2; shift ;;
+		--out) OUT=$2; shift ;;
+		--list) list_conditions ;;
+		--report) REPORT=$2; shift ;;
+		-h | --help) usage 0 ;;
+		*) irn_warn "unknown option $1"; usage 1 ;;
+		esac
+		shift
+	done
+	if [[ $QUICK == 1 ]]; then
+		# explicit options still win over the quick defaults
+		[[ $SET_T == 1 ]] || TRANSPORTS="rxe irn-gbn irn tcp"
+		[[ $SET_C == 1 ]] || CONDS=$QUICK_CONDS
+		[[ $SET_W == 1 ]] || WORKLOADS="write_bw write_lat iperf3"
+		[[ $SET_R == 1 ]] || REPS=1
+		[[ $SET_S == 1 ]] || SECS=2
+		[[ $SET_L == 1 ]] || LAT_ITERS=100
+	fi
+	validate
+}
+
+validate() {
+	local t c w
+	[[ $REPS =~ ^[1-9][0-9]*$ ]] || irn_die "--reps must be a positive integer"
+	[[ $SECS =~ ^[1-9][0-9]*$ ]] || irn_die "--seconds must be a positive integer"
+	[[ $LAT_ITERS =~ ^[1-9][0-9]*$ ]] || irn_die "--lat-iters must be a positive integer"
+	[[ $SIW_KERNEL == kunit || $SIW_KERNEL == debian ]] || irn_die "--siw-kernel must be kunit or debian"
+	for t in $TRANSPORTS; do
+		case $t in
+		rxe | irn-gbn | irn | irn-auto | siw | tcp) ;;
+		*) irn_die "unknown transport '$t' (see --help)" ;;
+		esac
+	done
+	for c in $CONDS; do
+		cond_line "$c" >/dev/null || irn_die "unknown condition '$c' (see --list)"
+	done
+	for w in $WORKLOADS; do
+		case $w in
+		write_bw | read_bw | send_bw | write_bw_4qp | write_lat | send_lat | iperf3) ;;
+		*) irn_die "unknown workload '$w' (see --help)" ;;
+		esac
+	done
+	[[ -n $TRANSPORTS && -n $CONDS && -n $WORKLOADS ]] ||
+		irn_die "nothing to run: transports, conditions and workloads must not be empty"
+}
+
+# cond_line NAME: its line of CONDITIONS
+cond_line() {
+	awk -F'|' -v n="$1" '$1 == n { print; f = 1 } END { exit !f }' <<<"$CONDITIONS"
+}
+
+# runs_for TRANSPORT: how many runs that transport's guests will make
+runs_for() {
+	local w n=0 c
+	for w in $WORKLOADS; do
+		if [[ $1 == tcp ]]; then [[ $w == iperf3 ]] || continue; else [[ $w != iperf3 ]] || continue; fi
+		n=$((n + 1))
+	done
+	c=$(wc -w <<<"$CONDS")
+	echo $((n * c * REPS))
+}
+
+fmt_secs() {
+	local s=${1%.*}
+	printf '%dm%02ds' $((s / 60)) $((s % 60))
+}
+
+# progress FILE TRANSPORT: print each new line of the guest's runs.tsv
+progress() {
+	local file=$1 tr=$2 n k el left tag cond w rep st secs
+	[[ -f $file ]] || return 0
+	n=$(wc -l <"$file")
+	while ((SHOWN < n)); do
+		SHOWN=$((SHOWN + 1))
+		k=$((DONE + SHOWN))
+		IFS=$'\t' read -r tag cond w rep st secs < <(sed -n "${SHOWN}p" "$file")
+		el=$((SECONDS - T0))
+		left=$((el * (TOTAL - k) / k))
+		irn_log "[$k/$TOTAL] $tr $cond $w run $rep: $st (${secs}s); elapsed $(fmt_secs "$el"), about $(fmt_secs "$left") left"
+	done
+}
+
+# to_csv TRANSPORT DIR: the CSV rows of one transport's runs
+to_csv() {
+	local tr=$1 dir=$2 tag cond w rep st secs line delay loss kind vals cnt c
+	local kernel sh=$2/shared out=$2/guest-a/out
+	kernel=$(cat "$out/kernel.txt" 2>/dev/null || echo "?")
+	[[ -f $out/runs.tsv ]] || return 0
+	while IFS=$'\t' read -r tag cond w rep st secs; do
+		line=$(cond_line "$cond") || continue
+		IFS='|' read -r _ delay loss kind _ <<<"$line"
+		if [[ $st == n/a* ]]; then
+			vals=",,"
+		elif [[ $w == iperf3 ]]; then
+			vals="$(irn_cmp_parse_iperf3 "$out/$tag.client"),,"
+		else
+			vals=$(irn_cmp_parse_perftest "$out/$tag.client" "$SECS")
+		fi
+		if [[ $st == ok && $w == *_lat && -z $(cut -d, -f2 <<<"$vals") ]] &&
+			grep -q ' inf ' "$out/$tag.client"; then
+			st="n/a: perftest cannot time it (TSC not calibrated in this kernel)"
+		fi
+		# a run that exited 0 but printed no result is a failure too
+		[[ $st != ok || -n ${vals%%,*} || $w == *_lat ]] || st="no result"
+		[[ $st != ok || $w != *_lat || -n $(cut -d, -f2 <<<"$vals") ]] || st="no result"
+		declare -A cv=()
+		if [[ $st != n/a* ]]; then
+			while read -r c cnt; do
+				cv[$c]=$cnt
+			done < <(irn_cmp_counters "$sh/$tag.before.a" "$sh/$tag.after.a" \
+				"$sh/$tag.before.b" "$sh/$tag.after.b" 2>/dev/null)
+		fi
+		line="$tr,$cond,$delay,$loss,$kind,$w,$rep,${st//,/;},$secs,$vals,${cv[qdisc_dropped]:-}"
+		for c in $IRN_CMP_COUNTERS; do
+			# tcp_retrans only where TCP carries the data
+			if [[ $c == tcp_retrans && $tr != tcp && $tr != siw ]]; then
+				line+=","
+			else
+				line+=",${cv[$c]:-}"
+			fi
+		done
+		printf '%s,%s\n' "$line" "$kernel"
+		unset cv
+	done <"$out/runs.tsv"
+}
+
+# booting_failed DIR: true when a guest's console shows a kernel panic
+# before its job started
+booting_failed() {
+	local f
+	for f in "$1"/guest-?/console.log; do
+		[[ -f $f ]] || continue
+		grep -q 'irn-guest: running' "$f" && continue
+		grep -q 'Kernel panic' "$f" && return 0
+	done
+	return 1
+}
+
+# pkill_guests DIR: stop the QEMUs still running for DIR (by their pid)
+pkill_guests() {
+	local pid
+	for pid in $(pgrep -f -- "-chardev file,id=con,path=$1/guest-" || true); do
+		kill "$pid" 2>/dev/null || true
+	done
+}
+
+# run_transport TRANSPORT: boot the guest pair, follow its progress,
+# append its rows to runs.csv
+run_transport() {
+	local tr=$1 kernel=debian mods=$KO conds_env="" c line vmpid rc=0 limit attempt
+	if [[ $tr == siw ]]; then
+		kernel=$SIW_KERNEL mods=
+	fi
+	for c in $CONDS; do
+		line=$(cond_line "$c")
+		conds_env+="${conds_env:+;}${c}|$(cut -d'|' -f5 <<<"$line")"
+	done
+	limit=$(($(runs_for "$tr") * (RUN_TIMEOUT + 60) + 300))
+	local args=(--guests 2 --kernel "$kernel" --run-dir "$OUT/raw" --name "$tr"
+		--timeout "$limit" --no-scan
+		--env "CMP_TRANSPORT=$tr" --env "CMP_CONDS=$conds_env"
+		--env "CMP_WORKLOADS=$WORKLOADS" --env "CMP_REPS=$REPS"
+		--env "CMP_SECONDS=$SECS" --env "CMP_LAT_ITERS=$LAT_ITERS"
+		--env "CMP_RUN_TIMEOUT=$RUN_TIMEOUT")
+	[[ -z $mods ]] || args+=(--modules "$mods")
+	for attempt in 1 2; do
+		SHOWN=0 rc=0
+		"$IRN_ROOT/scripts/vm.sh" "${args[@]}" "$IRN_ROOT/scripts/guest/compare.sh" \
+			>"$OUT/raw/$tr.log" 2>&1 &
+		vmpid=$!
+		while kill -0 "$vmpid" 2>/dev/null; do
+			progress "$OUT/raw/$tr/guest-a/out/runs.tsv" "$tr"
+			# a guest that died while booting leaves its peer waiting
+			if ((SHOWN == 0)) && booting_failed "$OUT/raw/$tr"; then
+				kill "$vmpid" 2>/dev/null || true
+			fi
+			sleep 2
+		done
+		wait "$vmpid" || rc=$?
+		progress "$OUT/raw/$tr/guest-a/out/runs.tsv" "$tr"
+		# one more boot when no run started (a guest kernel can panic
+		# while booting on a loaded host, "IO-APIC + timer doesn't work")
+		[[ $rc != 0 && $SHOWN == 0 && $attempt == 1 ]] || break
+		irn_warn "$tr: the guests did not start (status $rc); booting them once more"
+		pkill_guests "$OUT/raw/$tr"
+		mv "$OUT/raw/$tr" "$OUT/raw/$tr.failed-boot"
+		mv "$OUT/raw/$tr.log" "$OUT/raw/$tr.failed-boot.log"
+	done
+	DONE=$((DONE + SHOWN))
+	if [[ $rc != 0 ]]; then
+		irn_warn "$tr: the guests reported a problem (status $rc): $OUT/raw/$tr.log, $OUT/raw/$tr/guest-*/console.log"
+		tail -n 5 "$OUT/raw/$tr/guest-a/out/job.log" >&2 2>/dev/null || true
+	fi
+	[[ ! -f $OUT/raw/$tr/guest-a/out/unavailable ]] ||
+		irn_log "$tr: n/a ($(cat "$OUT/raw/$tr/guest-a/out/unavailable"), kernel $(cat "$OUT/raw/$tr/guest-a/out/kernel.txt" 2>/dev/null))"
+	to_csv "$tr" "$OUT/raw/$tr" >>"$OUT/runs.csv"
+	# runs the guests never got to (crash, timeout) are rows too
+	missing_rows "$tr" >>"$OUT/runs.csv"
+}
+
+# pad_row ROW: ROW with empty fields added up to the CSV header's count
+pad_row() {
+	awk -F, -v OFS=, -v n="$(awk -F, '{ print NF }' <<<"$IRN_CMP_CSV_HEADER")" \
+		'{ for (i = NF + 1; i <= n; i++) $i = ""; print }' <<<"$1"
+}
+
+# missing_rows TRANSPORT: a "not run" row for each run absent from runs.csv
+missing_rows() {
+	local tr=$1 c w rep line delay loss kind
+	for c in $CONDS; do
+		line=$(cond_line "$c")
+		IFS='|' read -r _ delay loss kind _ <<<"$line"
+		for w in $WORKLOADS; do
+			if [[ $tr == tcp ]]; then [[ $w == iperf3 ]] || continue; else [[ $w != iperf3 ]] || continue; fi
+			for ((rep = 1; rep <= REPS; rep++)); do
+				grep -q "^$tr,$c,[^,]*,[^,]*,[^,]*,$w,$rep," "$OUT/runs.csv" && continue
+				pad_row "$tr,$c,$delay,$loss,$kind,$w,$rep,not run (guest failed),0"
+			done
+		done
+	done
+}
+
+# cond_desc "TC ARGS": what that does, in Markdown
+cond_desc() {
+	local q='`'
+	case $1 in
+	none) printf 'no qdisc (the emulated cable drops nothing)' ;;
+	ingress\ *) printf '%stc qdisc add dev ifb0 root %s%s on what each guest receives (eth0 ingress redirected to ifb0)' "$q" "${1#ingress }" "$q" ;;
+	*) printf '%stc qdisc add dev eth0 root %s%s on each guest' "$q" "$1" "$q" ;;
+	esac
+}
+
+write_readme() {
+	{
+		printf '# irn comparison, %s\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
+		printf 'Command: %sscripts/compare.sh %s%s\n\n' '`' "$ARGS_TEXT" '`'
+		printf 'Measured on two QEMU TCG guests (1 vCPU, 1536 MB each) on one host (%s, %s cores, load average at start %s), joined by one emulated Ethernet cable (1500-byte MTU, RDMA MTU 1024). ' \
+			"$(uname -r)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+		printf 'Guest kernel %s (siw: %s kernel). Conditions are set with tc on both guests, so each direction sees them. ' \
+			"$IRN_DEBIAN_KVER" "$SIW_KERNEL"
+		printf '%s run(s) per cell, %s s per bandwidth run, %s iterations per latency run; values are medians. MB/s = 2^20 bytes/s. ' \
+			"$REPS" "$SECS" "$LAT_ITERS"
+		printf 'Absolute numbers under TCG are low and drift with the host load; compare transports within one run.\n\n'
+		printf 'Conditions:\n\n'
+		for c in $CONDS; do
+			printf -- '- %s: %s\n' "$c" "$(cond_desc "$(cond_line "$c" | cut -d'|' -f5)")"
+		done
+		printf '\nCounters (summed over both guests, medians over runs): dropped = packets the qdisc dropped; resent pkts = irn retransmitted_pkts, or TCP RetransSegs for tcp and siw; recovery events = irn retransmit_episodes + recovery_episodes, or rxe completer_retry_err (each a go-back-N rewind); timeouts = irn timeouts. "-": the transport has no such counter, or the workload no such value.\n\n'
+	}
+}
+
+main() {
+	local t t_start
+	ARGS_TEXT="$*"
+	parse_args "$@"
+	if [[ -n $REPORT ]]; then
+		OUT=$(cd "$REPORT" && pwd) || irn_die "--report: no folder $REPORT"
+		irn_need_cmd gnuplot
+		report
+		return
+	fi
+	irn_need_root compare
+	"$IRN_ROOT/scripts/deps.sh" --check 2>/dev/null || "$IRN_ROOT/scripts/deps.sh"
+	irn_need_cmd gnuplot qemu-system-x86_64
+	RUN_TIMEOUT=$((SECS + 150))
+	OUT=${OUT:-$IRN_RESULTS/compare-$(date +%Y%m%d-%H%M%S)}
+	mkdir -p "$OUT/raw"
+	OUT=$(cd "$OUT" && pwd)
+	KO=
+	if [[ " $TRANSPORTS " == *" irn"* ]]; then
+		KO=$(irn_build_modules "$IRN_DEBIAN_KDIR" "$(irn_debian_build_id)") ||
+			irn_die "building rdma_irn.ko failed (output above)"
+		KO=$KO/rdma_irn.ko
+	fi
+	printf '%s\n' "$IRN_CMP_CSV_HEADER" >"$OUT/runs.csv"
+	write_readme >"$OUT/about.md"
+	TOTAL=0
+	for t in $TRANSPORTS; do
+		TOTAL=$((TOTAL + $(runs_for "$t")))
+	done
+	irn_log "compare: $TOTAL runs ($(wc -w <<<"$TRANSPORTS") transports x $(wc -w <<<"$CONDS") conditions x workloads x $REPS), results in $OUT"
+	T0=$SECONDS DONE=0
+	t_start=$(irn_now)
+	for t in $TRANSPORTS; do
+		irn_log "compare: $t (guests booting)"
+		run_transport "$t"
+	done
+	irn_log "compare: done in $(irn_elapsed "$t_start") s"
+	report
+}
+
+# report: summary.csv, summary.md (about.md, then the tables) and the
+# plots from runs.csv; prints where they are
+report() {
+	local plots f
+	[[ -s $OUT/runs.csv ]] || irn_die "$OUT/runs.csv missing or empty: nothing to report"
+	irn_cmp_aggregate "$OUT/runs.csv" >"$OUT/summary.csv"
+	{
+		cat "$OUT/about.md" 2>/dev/null || true
+		irn_cmp_markdown "$OUT/summary.csv"
+	} >"$OUT/summary.md"
+	plots=$(irn_cmp_plot "$OUT/summary.csv" "$OUT")
+	if [[ -n $plots ]]; then
+		printf '\n## Plots\n\n' >>"$OUT/summary.md"
+		while read -r f; do
+			printf '![%s](%s)\n' "${f##*/}" "${f##*/}" >>"$OUT/summary.md"
+		done <<<"$plots"
+	fi
+	printf '\nResults in %s:\n' "$OUT"
+	printf '  %s\n' "$OUT/summary.md" "$OUT/summary.csv" "$OUT/runs.csv"
+	[[ -z $plots ]] || printf '  %s\n' "${plots//$'\n'/$'\n'  }"
+	printf '  %s\n' "$OUT/raw/ (perftest/iperf3 output, counter snapshots, guest logs)"
+}
+
+main "$@"

@@ -1,0 +1,331 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Parsing and aggregation for scripts/compare.sh, kept apart so that
+# scripts/tests/compare_parse.sh can check them on recorded output.
+# Pure functions of their input files: no guests, no root.
+#
+#   irn_cmp_parse_perftest FILE      -> "bw_MBps,lat_p50_us,lat_p99_us"
+#   irn_cmp_parse_iperf3 FILE        -> "bw_MBps" (receiver side)
+#   irn_cmp_counters BA AA [BB AB]   -> "name delta" lines: after - before,
+#                                       summed over both guests
+#   irn_cmp_aggregate RUNS.csv       -> summary CSV (median per cell)
+#   irn_cmp_markdown SUMMARY.csv     -> Markdown tables
+#   irn_cmp_plot SUMMARY.csv DIR     -> DIR/goodput_vs_loss.png, ...
+#
+# Units: MB/s is 2^20 bytes per second, as perftest prints it (iperf3's
+# Mbit/s are converted); latencies are microseconds.
+
+# One row per run, in this order.
+# shellcheck disable=SC2034
+IRN_CMP_COUNTERS="retransmitted_pkts selective_retransmits retransmit_episodes recovery_episodes timeouts timeouts_short timeouts_long completer_retry_err out_of_seq_request duplicate_request tcp_retrans"
+IRN_CMP_CSV_HEADER="transport,condition,delay_ms,loss_pct,kind,workload,rep,status,seconds,bw_MBps,lat_p50_us,lat_p99_us,qdisc_dropped,${IRN_CMP_COUNTERS// /,},kernel"
+IRN_CMP_SUMMARY_HEADER="transport,condition,delay_ms,loss_pct,kind,workload,runs,ok,bw_MBps,pct_of_lossless,lat_p50_us,lat_p99_us,qdisc_dropped,resent_pkts,recovery_events,timeouts,status"
+
+# irn_cmp_parse_perftest FILE [SECONDS]: BW average (column 4 under "BW
+# average") for the bandwidth tools, t_typical (the median, column 5) and
+# the 99% percentile (column 8) for the latency tools.  Empty fields when
+# the file has no result row (a failed run), or the latencies are "inf".
+# perftest times with the CPU's cycle counter; on a kernel that could not
+# calibrate the TSC it prints a BW of 0.00 and latencies of inf.  Given
+# SECONDS (a -D run's duration), such a BW is worked out from the
+# iterations: #iterations x #bytes / SECONDS.
+irn_cmp_parse_perftest() {
+	awk -v secs="${2:-}" '
+	/#bytes/ && /BW average/ { mode = "bw"; next }
+	/#bytes/ && /t_typical/ { mode = "lat"; next }
+	mode != "" && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {
+		if (mode == "bw" && NF >= 5) {
+			bw = $4
+			if (bw + 0 == 0 && $2 > 0 && secs > 0)
+				bw = sprintf("%.2f", $1 * $2 / secs / 1048576)
+		}
+		if (mode == "lat" && NF >= 8 && $5 != "inf" && $8 != "inf") { p50 = $5; p99 = $8 }
+		mode = ""
+	}
+	END { printf "%s,%s,%s\n", bw, p50, p99 }' "$1"
+}
+
+# iperf3 (plain output): the receiver line's bitrate, in MB/s (2^20).
+irn_cmp_parse_iperf3() {
+	awk '
+	/ receiver$/ {
+		for (i = 2; i <= NF; i++) {
+			f = 0
+			if ($i == "bits/sec") f = 1
+			else if ($i == "Kbits/sec") f = 1e3
+			else if ($i == "Mbits/sec") f = 1e6
+			else if ($i == "Gbits/sec") f = 1e9
+			if (f) { bw = sprintf("%.2f", $(i - 1) * f / 8 / 1048576); break }
+		}
+	}
+	END { printf "%s\n", bw }' "$1"
+}
+
+# irn_cmp_counters BEFORE_A AFTER_A [BEFORE_B AFTER_B]: per counter, the
+# growth during the run summed over the guests.  A counter missing from a
+# guest's snapshots counts 0 there; one missing everywhere is not printed.
+irn_cmp_counters() {
+	awk '
+	FNR == 1 { fi++ }
+	NF == 2 && $2 ~ /^-?[0-9]+$/ {
+		if (!($1 in seen)) { seen[$1] = 1; name[n++] = $1 }
+		if (fi % 2) before[fi, $1] = $2; else after[fi - 1, $1] = $2
+	}
+	END {
+		for (i = 0; i < n; i++) {
+			s = 0
+			for (g = 1; g < fi; g += 2)
+				if ((g, name[i]) in after && (g, name[i]) in before)
+					s += after[g, name[i]] - before[g, name[i]]
+			print name[i], s
+		}
+	}' "$@"
+}
+
+# irn_cmp_aggregate RUNS.csv: one summary row per (transport, condition,
+# workload), in order of first appearance.  Medians over the runs whose
+# status is "ok" (mean of the middle two for an even count).
+# pct_of_lossless: the cell's median goodput against the same transport
+# and workload on the lossless condition with the same delay (kind
+# "lossless").  resent_pkts: retransmitted_pkts (irn), else tcp_retrans
+# (tcp, siw); recovery_events: retransmit_episodes + recovery_episodes
+# (irn), else completer_retry_err (rxe); timeouts: irn's timeouts.  "-"
+# where a transport has no such counter or the cell no value.  status:
+# ok, "K of N failed: ..." or the n/a reason.
+irn_cmp_aggregate() {
+	awk -F, -v OFS=, -v header="$IRN_CMP_SUMMARY_HEADER" '
+	function median(list,    a, k, m, i, j, t) {
+		k = split(list, a, " ")
+		if (k == 0) return ""
+		for (i = 2; i <= k; i++) {
+			t = a[i] + 0
+			for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
+			a[j + 1] = t
+		}
+		m = (k % 2) ? a[(k + 1) / 2] + 0 : (a[k / 2] + a[k / 2 + 1]) / 2
+		return m
+	}
+	function fmt(v, d) {
+		if (v == "") return "-"
+		return sprintf("%." d "f", v)
+	}
+	function add(key, field, v) {
+		if (v == "") return
+		vals[key, field] = vals[key, field] (vals[key, field] == "" ? "" : " ") v
+	}
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	{
+		key = $col["transport"] SUBSEP $col["condition"] SUBSEP $col["workload"]
+		if (!(key in runs)) {
+			order[n++] = key
+			tr[key] = $col["transport"]; co[key] = $col["condition"]
+			wl[key] = $col["workload"]; de[key] = $col["delay_ms"]
+			lo[key] = $col["loss_pct"]; ki[key] = $col["kind"]
+		}
+		runs[key]++
+		st = $col["status"]
+		if (st ~ /^n\/a/) { na[key] = st; next }
+		if (st != "ok") {
+			bad[key]++
+			if (index(why[key], st) == 0) why[key] = why[key] (why[key] == "" ? "" : " ") st
+			next
+		}
+		okc[key]++
+		add(key, "bw", $col["bw_MBps"])
+		add(key, "p50", $col["lat_p50_us"])
+		add(key, "p99", $col["lat_p99_us"])
+		add(key, "drop", $col["qdisc_dropped"])
+		r = $col["retransmitted_pkts"]
+		if (r == "") r = $col["tcp_retrans"]
+		add(key, "resent", r)
+		e = ""
+		if ($col["retransmit_episodes"] != "" || $col["recovery_episodes"] != "")
+			e = $col["retransmit_episodes"] + $col["recovery_episodes"]
+		else if ($col["completer_retry_err"] != "")
+			e = $col["completer_retry_err"]
+		add(key, "events", e)
+		add(key, "timeouts", $col["timeouts"])
+	}
+	END {
+		print header
+		for (i = 0; i < n; i++) {
+			k = order[i]
+			bw[k] = median(vals[k, "bw"])
+		}
+		for (i = 0; i < n; i++) {
+			k = order[i]
+			if (ki[k] == "lossless") ref[tr[k], wl[k], de[k]] = bw[k]
+		}
+		for (i = 0; i < n; i++) {
+			k = order[i]
+			r = ref[tr[k], wl[k], de[k]]
+			pct = (bw[k] != "" && r != "" && r > 0) ? fmt(100 * bw[k] / r, 0) : "-"
+			if (k in na) status = na[k]
+			else if (bad[k]) status = bad[k] " of " runs[k] " failed: " why[k]
+			else status = "ok"
+			print tr[k], co[k], de[k], lo[k], ki[k], wl[k], runs[k], okc[k] + 0,
+				fmt(bw[k], 2), pct,
+				fmt(median(vals[k, "p50"]), 0), fmt(median(vals[k, "p99"]), 0),
+				fmt(median(vals[k, "drop"]), 0), fmt(median(vals[k, "resent"]), 0),
+				fmt(median(vals[k, "events"]), 0), fmt(median(vals[k, "timeouts"]), 0),
+				status
+		}
+	}' "$1"
+}
+
+# irn_cmp_markdown SUMMARY.csv: a goodput table (MB/s and % of the
+# lossless figure, transports x conditions), a latency table (p50 / p99),
+# and the per-cell detail with counters.  Every cell holds a value, "-"
+# (no such value for this workload) or "n/a" / "failed".
+irn_cmp_markdown() {
+	awk -F, '
+	function cell_bw(k) {
+		if (st[k] ~ /^n\/a/) return "n/a"
+		if (ok[k] == 0) return "failed"
+		return bw[k] " (" (pct[k] == "-" ? "-" : pct[k] "%") ")"
+	}
+	function cell_lat(k) {
+		if (st[k] ~ /^n\/a/) return "n/a"
+		if (ok[k] == 0) return "failed"
+		return ms(p50[k]) " / " ms(p99[k])
+	}
+	function ms(us) { return us == "-" ? "-" : sprintf("%.2f", us / 1000) }
+	function pivot(title, islat,    i, j, k, line, sep, any) {
+		any = 0
+		for (i = 0; i < nr; i++) if ((rows[i] ~ /_lat$/) == islat) any = 1
+		if (!any) return
+		print "### " title "\n"
+		line = "| transport | workload |"; sep = "| --- | --- |"
+		for (j = 0; j < nc; j++) { line = line " " conds[j] " |"; sep = sep " --- |" }
+		print line; print sep
+		for (i = 0; i < nr; i++) {
+			split(rowkey[i], rk, SUBSEP)
+			if ((rk[2] ~ /_lat$/) != islat) continue
+			line = "| " rk[1] " | " rk[2] " |"
+			for (j = 0; j < nc; j++) {
+				k = rk[1] SUBSEP conds[j] SUBSEP rk[2]
+				line = line " " ((k in st) ? (islat ? cell_lat(k) : cell_bw(k)) : "-") " |"
+			}
+			print line
+		}
+		print ""
+	}
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	{
+		t = $col["transport"]; c = $col["condition"]; w = $col["workload"]
+		k = t SUBSEP c SUBSEP w
+		if (!((t, w) in rseen)) { rseen[t, w] = 1; rowkey[nr + 0] = t SUBSEP w; rows[nr++] = w }
+		if (!(c in cseen)) { cseen[c] = 1; conds[nc++] = c }
+		bw[k] = $col["bw_MBps"]; pct[k] = $col["pct_of_lossless"]
+		p50[k] = $col["lat_p50_us"]; p99[k] = $col["lat_p99_us"]
+		ok[k] = $col["ok"]; st[k] = $col["status"]
+		detail[n++] = "| " t " | " c " | " w " | " $col["ok"] "/" $col["runs"] " | " \
+			$col["bw_MBps"] " | " ($col["pct_of_lossless"] == "-" ? "-" : $col["pct_of_lossless"] "%") " | " \
+			ms($col["lat_p50_us"]) " | " ms($col["lat_p99_us"]) " | " \
+			$col["qdisc_dropped"] " | " $col["resent_pkts"] " | " \
+			$col["recovery_events"] " | " $col["timeouts"] " | " \
+			(st[k] ~ /^n\/a: / ? "n/a (" substr(st[k], 6) ")" : st[k]) " |"
+	}
+	END {
+		pivot("Goodput, MB/s (% of the same transport on the lossless link with the same delay)", 0)
+		pivot("Latency, ms: p50 / p99", 1)
+		print "### Per cell: medians of the runs, with counters\n"
+		print "| transport | condition | workload | ok runs | MB/s | % of lossless | p50 ms | p99 ms | dropped | resent pkts | recovery events | timeouts | status |"
+		print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+		for (i = 0; i < n; i++) print detail[i]
+	}' "$1"
+}
+
+# irn_cmp_plot SUMMARY.csv DIR: PNGs with gnuplot, for the random-loss
+# and lossless cells (x: loss rate, one line per transport, one panel per
+# delay):
+#   goodput_vs_loss.png   ib_write_bw MB/s, and iperf3's (the tcp line)
+#   goodput_pct_vs_loss.png  the same as % of each line's lossless figure
+#   p99_vs_loss.png       ib_write_lat p99 (ms)
+# Prints the files written.  A plot with no data is not written.
+irn_cmp_plot() {
+	local sum=$1 dir=$2 what file ylabel field wl script title
+	for what in goodput pct p99; do
+		case $what in
+		goodput) file=goodput_vs_loss.png field=bw_MBps wl="write_bw iperf3"
+			ylabel="goodput, MB/s (log scale)"
+			title="ib_write_bw 64 KiB (tcp: iperf3)" ;;
+		pct) file=goodput_pct_vs_loss.png field=pct_of_lossless wl="write_bw iperf3"
+			ylabel="goodput, % of lossless"
+			title="ib_write_bw 64 KiB (tcp: iperf3)" ;;
+		p99) file=p99_vs_loss.png field=lat_p99_us wl="write_lat"
+			ylabel="p99 latency, ms (log scale)"
+			title="ib_write_lat 64 B" ;;
+		esac
+		script=$(irn_cmp_plot_script "$sum" "$dir/$file" "$field" "$wl" "$ylabel" "$title") || continue
+		gnuplot <<<"$script" 2>"$dir/$file.log" ||
+			{ irn_warn "gnuplot failed for $file (see $dir/$file.log)"; continue; }
+		rm -f "$dir/$file.log"
+		printf '%s\n' "$dir/$file"
+	done
+}
+
+# irn_cmp_plot_script SUMMARY OUT.png FIELD "WORKLOADS" YLABEL TITLE: the
+# gnuplot program (data inline); fails if there is nothing to plot.
+irn_cmp_plot_script() {
+	awk -F, -v out="$2" -v field="$3" -v wls=" $4 " -v ylabel="$5" -v what="$6" '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$col["kind"] != "lossless" && $col["kind"] != "random" { next }
+	index(wls, " " $col["workload"] " ") == 0 { next }
+	$col[field] == "-" || $col["ok"] == 0 { next }
+	{
+		d = $col["delay_ms"]; t = $col["transport"]; l = $col["loss_pct"] + 0
+		v = $col[field]
+		if (field == "lat_p99_us") v = v / 1000
+		if (!(d in dseen)) { dseen[d] = 1; delays[nd++] = d }
+		if (!(t in tseen)) { tseen[t] = 1; trs[nt++] = t }
+		if (!(l in lseen)) { lseen[l] = 1; losses[nl++] = l }
+		val[d, t, l] = v; pts++
+	}
+	END {
+		if (!pts) exit 1
+		# loss rates sorted, each at its own x position (0, 0.1, 1 and 5
+		# would crowd together on a linear axis, and log(0) does not exist)
+		for (i = 1; i < nl; i++) {
+			x = losses[i]
+			for (j = i - 1; j >= 0 && losses[j] > x; j--) losses[j + 1] = losses[j]
+			losses[j + 1] = x
+		}
+		print "set terminal pngcairo size " (nd > 1 ? 1200 : 700) ",480 font \",10\""
+		print "set output \"" out "\""
+		print "set termoption noenhanced"
+		print "set datafile missing \"?\""
+		print "set key outside right top"
+		print "set grid"
+		print "set xlabel \"random loss per direction, %\""
+		print "set ylabel \"" ylabel "\""
+		if (field != "pct_of_lossless") print "set logscale y"
+		else print "set yrange [0:*]; set offsets 0, 0, graph 0.05, 0"
+		xt = ""
+		for (i = 0; i < nl; i++) xt = xt (i ? ", " : "") "\"" losses[i] "\" " i
+		print "set xtics (" xt ")"
+		print "set xrange [-0.3:" (nl - 0.7) "]"
+		for (m = 0; m < nd; m++) {
+			print "$d" m " << EOD"
+			for (i = 0; i < nl; i++) {
+				line = i
+				for (t = 0; t < nt; t++) {
+					v = ((delays[m], trs[t], losses[i]) in val) ? val[delays[m], trs[t], losses[i]] : "?"
+					line = line " " v
+				}
+				print line
+			}
+			print "EOD"
+		}
+		if (nd > 1) print "set multiplot layout 1," nd
+		for (m = 0; m < nd; m++) {
+			print "set title \"" what ", delay " delays[m] " ms per direction\""
+			p = "plot"
+			for (t = 0; t < nt; t++)
+				p = p (t ? "," : "") " $d" m " using 1:" (t + 2) " with linespoints lw 2 pt " (t + 5) " title \"" trs[t] (trs[t] == "tcp" ? " (iperf3)" : "") "\""
+			print p
+		}
+		if (nd > 1) print "unset multiplot"
+	}' "$1"
+}

@@ -1,0 +1,149 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# irn-test: host timeout=60
+#
+# The parsing and aggregation behind scripts/compare.sh (scripts/lib/
+# compare.sh), on the host, without guests:
+#  - perftest and iperf3 output recorded from real guest runs
+#    (data/compare/*.client) parse to the numbers read off those files by
+#    hand;
+#  - counter snapshots recorded before and after real runs on both guests
+#    (data/compare/*.{a,b}-{before,after}) give the deltas worked out by
+#    hand;
+#  - a synthetic runs CSV (data/compare/synthetic-runs.csv) aggregates to
+#    the medians, % of lossless, counters and statuses worked out by hand
+#    (odd and even run counts, a failed run, an n/a transport, a delay
+#    whose lossless reference is not the first condition);
+#  - the Markdown has those cells and no empty one; the gnuplot data is
+#    right and gnuplot draws PNGs from it.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+DATA=$ROOT/scripts/tests/data/compare
+
+# shellcheck source=scripts/lib/common.sh
+source "$ROOT/scripts/lib/common.sh"
+# shellcheck source=scripts/lib/compare.sh
+source "$ROOT/scripts/lib/compare.sh"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+NFAIL=0 NOK=0
+
+# expect WHAT EXPECTED SEEN
+expect() {
+	if [[ $2 == "$3" ]]; then
+		NOK=$((NOK + 1))
+	else
+		printf 'FAIL: %s\n  expected: %s\n  seen:     %s\n' "$1" "$2" "$3"
+		NFAIL=$((NFAIL + 1))
+	fi
+}
+
+# expect_line WHAT FILE LINE: FILE has LINE exactly
+expect_line() {
+	if grep -qxF -- "$3" "$2"; then
+		NOK=$((NOK + 1))
+	else
+		printf 'FAIL: %s: no line\n  %s\n  in %s:\n' "$1" "$3" "$2"
+		sed 's/^/  | /' "$2"
+		NFAIL=$((NFAIL + 1))
+	fi
+}
+
+# --- perftest and iperf3 (values read from the files by hand) -----------
+expect "rxe ib_write_bw 64 KiB" "15.17,," "$(irn_cmp_parse_perftest "$DATA/rxe-write_bw.client")"
+expect "irn ib_write_bw 64 KiB" "9.38,," "$(irn_cmp_parse_perftest "$DATA/irn-write_bw.client")"
+expect "rxe ib_write_lat: t_typical, 99%" ",22794.86,491595.55" "$(irn_cmp_parse_perftest "$DATA/rxe-write_lat.client")"
+expect "irn ib_write_lat: t_typical, 99%" ",22595.90,45895.73" "$(irn_cmp_parse_perftest "$DATA/irn-write_lat.client")"
+# ib_read_bw, ib_send_bw, ib_write_bw -q 4 and ib_send_lat of irn (the
+# "# expect:" line of each FILE.expect was read off FILE by hand)
+for f in irn-read_bw irn-send_bw irn-write_bw_4qp irn-send_lat; do
+	want=$(sed -n '1s/^# expect: //p' "$DATA/$f.client.expect" 2>/dev/null)
+	expect "$f" "${want:-<no $f.client.expect>}" "$(irn_cmp_parse_perftest "$DATA/$f.client")"
+done
+# siw on the harness's kernel, whose TSC perftest cannot calibrate: BW
+# 0.00 with 668 iterations of 65536 B in a 2 s run = 20.875 MB/s (2^20);
+# latencies "inf" are no value
+expect "siw ib_write_bw, uncalibrated clock, 2 s" "20.88,," "$(irn_cmp_parse_perftest "$DATA/siw-write_bw-nocal.client" 2)"
+expect "siw ib_write_bw, uncalibrated clock, no duration" "0.00,," "$(irn_cmp_parse_perftest "$DATA/siw-write_bw-nocal.client")"
+expect "siw ib_write_lat, uncalibrated clock" ",," "$(irn_cmp_parse_perftest "$DATA/siw-write_lat-nocal.client")"
+# 223 Mbit/s received = 223e6 / 8 / 2^20 MB/s = 26.58; 5.83 Mbit/s = 0.69
+expect "iperf3 lossless (receiver 223 Mbits/sec)" "26.58" "$(irn_cmp_parse_iperf3 "$DATA/tcp-iperf3.client")"
+expect "iperf3 1% loss (receiver 5.83 Mbits/sec)" "0.69" "$(irn_cmp_parse_iperf3 "$DATA/tcp-iperf3-loss1.client")"
+# a failed run: no result row, empty values
+printf 'Couldn'"'"'t connect to 10.77.0.2:18515\n' >"$TMP/failed.client"
+expect "failed perftest run" ",," "$(irn_cmp_parse_perftest "$TMP/failed.client")"
+expect "failed iperf3 run" "" "$(irn_cmp_parse_iperf3 "$TMP/failed.client")"
+
+# --- counter deltas over both guests -------------------------------------
+s=$DATA/irn-loss1-write_bw
+irn_cmp_counters "$s.a-before" "$s.a-after" "$s.b-before" "$s.b-after" >"$TMP/irn.cnt"
+# retransmitted_pkts: a 104 -> 262, b 28 -> 28; recovery_episodes a 119
+# -> 185, b 30 -> 30; timeouts a 119 -> 179; sent_pkts a 27852 -> 40377,
+# b 1192 -> 8742
+expect_line "irn retransmitted_pkts" "$TMP/irn.cnt" "retransmitted_pkts 158"
+expect_line "irn recovery_episodes" "$TMP/irn.cnt" "recovery_episodes 66"
+expect_line "irn timeouts" "$TMP/irn.cnt" "timeouts 60"
+expect_line "irn sent_pkts" "$TMP/irn.cnt" "sent_pkts 20075"
+s=$DATA/rxe-loss1-write_bw
+irn_cmp_counters "$s.a-before" "$s.a-after" "$s.b-before" "$s.b-after" >"$TMP/rxe.cnt"
+# completer_retry_err a 56 -> 131; out_of_seq_request b 0 -> 73;
+# qdisc_dropped a 0 -> 159, b 0 -> 3
+expect_line "rxe completer_retry_err" "$TMP/rxe.cnt" "completer_retry_err 75"
+expect_line "rxe out_of_seq_request" "$TMP/rxe.cnt" "out_of_seq_request 73"
+expect_line "rxe qdisc_dropped" "$TMP/rxe.cnt" "qdisc_dropped 162"
+expect "rxe has no retransmitted_pkts" "" "$(grep '^retransmitted_pkts ' "$TMP/rxe.cnt" || true)"
+
+# --- aggregation of a synthetic CSV (worked out by hand) -----------------
+irn_cmp_aggregate "$DATA/synthetic-runs.csv" >"$TMP/summary.csv"
+expect "summary header" "$IRN_CMP_SUMMARY_HEADER" "$(head -n1 "$TMP/summary.csv")"
+expect "summary rows" 11 "$(wc -l <"$TMP/summary.csv")"
+while IFS= read -r want; do
+	expect_line "summary" "$TMP/summary.csv" "$want"
+done <<'ROWS'
+irn,lossless,0,0,lossless,write_bw,3,3,20.00,100,-,-,0,0,0,0,ok
+irn,loss-1%,0,1,random,write_bw,3,3,9.00,45,-,-,60,200,22,6,ok
+irn,2ms,2,0,lossless,write_bw,2,2,10.00,100,-,-,0,0,0,0,ok
+irn,2ms-loss-1%,2,1,random,write_bw,3,2,5.00,50,-,-,15,14,4,2,1 of 3 failed: rc=124
+irn,lossless,0,0,lossless,write_lat,3,3,-,-,200,3000,0,0,0,0,ok
+rxe,lossless,0,0,lossless,write_bw,3,3,40.00,100,-,-,0,-,0,-,ok
+rxe,loss-1%,0,1,random,write_bw,3,3,4.00,10,-,-,40,-,8,-,ok
+siw,lossless,0,0,lossless,write_bw,3,0,-,-,-,-,-,-,-,-,n/a: not enabled in this kernel
+tcp,lossless,0,0,lossless,iperf3,2,2,105.00,100,-,-,0,1,-,-,ok
+tcp,loss-1%,0,1,random,iperf3,1,1,21.00,20,-,-,40,3,-,-,ok
+ROWS
+
+# --- Markdown --------------------------------------------------------------
+irn_cmp_markdown "$TMP/summary.csv" >"$TMP/summary.md"
+while IFS= read -r want; do
+	expect_line "markdown" "$TMP/summary.md" "$want"
+done <<'ROWS'
+| transport | workload | lossless | loss-1% | 2ms | 2ms-loss-1% |
+| irn | write_bw | 20.00 (100%) | 9.00 (45%) | 10.00 (100%) | 5.00 (50%) |
+| rxe | write_bw | 40.00 (100%) | 4.00 (10%) | - | - |
+| siw | write_bw | n/a | - | - | - |
+| tcp | iperf3 | 105.00 (100%) | 21.00 (20%) | - | - |
+| irn | write_lat | 0.20 / 3.00 | - | - | - |
+| irn | 2ms-loss-1% | write_bw | 2/3 | 5.00 | 50% | - | - | 15 | 14 | 4 | 2 | 1 of 3 failed: rc=124 |
+| siw | lossless | write_bw | 0/3 | - | - | - | - | - | - | - | - | n/a (not enabled in this kernel) |
+ROWS
+expect "markdown: empty cells" "" "$(grep -E '^\|' "$TMP/summary.md" | grep -E '\|\s*\|' || true)"
+
+# --- plots -------------------------------------------------------------------
+irn_cmp_plot_script "$TMP/summary.csv" "$TMP/g.png" bw_MBps "write_bw iperf3" y t >"$TMP/g.gp"
+# loss 0 and 1 at x 0 and 1; columns irn, rxe, tcp; "?" = no value
+# shellcheck disable=SC2016 # gnuplot datablock names, literally
+for want in '$d0 << EOD' '0 20.00 40.00 105.00' '1 9.00 4.00 21.00' \
+	'$d1 << EOD' '0 10.00 ? ?' '1 5.00 ? ?'; do
+	expect_line "gnuplot data" "$TMP/g.gp" "$want"
+done
+expect "a plot with no data fails" 1 "$(irn_cmp_plot_script "$TMP/summary.csv" "$TMP/x.png" lat_p99_us "send_lat" y t >/dev/null && echo 0 || echo 1)"
+mkdir "$TMP/plots"
+irn_cmp_plot "$TMP/summary.csv" "$TMP/plots" >"$TMP/plots.txt"
+for f in goodput_vs_loss.png goodput_pct_vs_loss.png p99_vs_loss.png; do
+	expect "$f is a PNG" 89504e470d0a1a0a \
+		"$(head -c 8 "$TMP/plots/$f" 2>/dev/null | od -An -tx1 | tr -d ' \n')"
+done
+
+printf '%s checks passed, %s failed\n' "$NOK" "$NFAIL"
+[[ $NFAIL == 0 ]]

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# irn-test: host timeout=600
+#
+# A short real run of scripts/compare.sh (make compare): irn in go-back-N
+# mode against irn with IRN, lossless and with 5% random loss,
+# ib_write_bw and ib_write_lat, one run of 2 s each, on two guests.
+# Passes when the results folder has runs.csv with one row per run (all
+# "ok", with a goodput or latency, and irn's retransmission counter
+# filled in), summary.csv, summary.md whose tables have no empty cell,
+# and the three PNG plots; and when IRN resent packets under loss.
+# Runs on the host (compare.sh boots its own guests); some 2 minutes.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+OUT=${IRN_OUT:-$(mktemp -d)}/compare
+NFAIL=0
+
+fail() { printf 'FAIL: %s\n' "$*"; NFAIL=$((NFAIL + 1)); }
+ok() { printf 'ok: %s\n' "$*"; }
+
+rm -rf "$OUT"
+"$ROOT/scripts/compare.sh" --transports "irn-gbn irn" \
+	--conditions "lossless loss-5%" --workloads "write_bw write_lat" \
+	--reps 1 --seconds 2 --lat-iters 50 --out "$OUT" ||
+	{ echo "FAIL: scripts/compare.sh exited with $?"; exit 1; }
+
+for f in runs.csv summary.csv summary.md goodput_vs_loss.png \
+	goodput_pct_vs_loss.png p99_vs_loss.png; do
+	if [[ -s $OUT/$f ]]; then ok "$f written"; else fail "$OUT/$f missing or empty"; fi
+done
+for f in "$OUT"/*.png; do
+	[[ $(head -c 8 "$f" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] ||
+		fail "$f is not a PNG"
+done
+
+# runs.csv: 2 transports x 2 conditions x 2 workloads = 8 rows, all ok
+rows=$(($(wc -l <"$OUT/runs.csv") - 1))
+if [[ $rows == 8 ]]; then ok "8 runs in runs.csv"; else fail "runs.csv has $rows rows, expected 8"; fi
+bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["status"] != "ok" { print $c["transport"], $c["condition"], $c["workload"], $c["status"] }
+	$c["status"] == "ok" && $c["bw_MBps"] == "" && $c["lat_p99_us"] == "" { print $c["transport"], $c["condition"], $c["workload"], "no value" }
+	$c["status"] == "ok" && $c["retransmitted_pkts"] == "" { print $c["transport"], $c["condition"], $c["workload"], "no retransmitted_pkts" }' \
+	"$OUT/runs.csv")
+if [[ -z $bad ]]; then ok "every run ok, with values and counters"; else fail "runs: $bad"; fi
+
+# IRN under 5% loss resends something, and the qdisc dropped something
+resent=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["transport"] == "irn" && $c["condition"] == "loss-5%" && $c["workload"] == "write_bw" { print $c["retransmitted_pkts"] "/" $c["qdisc_dropped"] }' \
+	"$OUT/runs.csv")
+if [[ ${resent%/*} -gt 0 && ${resent#*/} -gt 0 ]]; then
+	ok "irn, 5% loss: resent/dropped $resent"
+else
+	fail "irn, 5% loss: resent/dropped '$resent', expected both > 0"
+fi
+
+# Markdown tables: no empty cell ("| |" or "||"), the pivot has both
+# transports and both conditions
+empty=$(grep -E '^\|' "$OUT/summary.md" | grep -nE '\|\s*\|' || true)
+if [[ -z $empty ]]; then ok "no empty cell in summary.md"; else fail "empty cells in summary.md: $empty"; fi
+for want in "| irn-gbn | write_bw |" "| irn | write_bw |" "| irn | write_lat |" "loss-5%"; do
+	if grep -qF -- "$want" "$OUT/summary.md"; then
+		ok "summary.md has '$want'"
+	else
+		fail "summary.md lacks '$want'"
+	fi
+done
+[[ $NFAIL == 0 ]] || { echo "$NFAIL check(s) failed; results in $OUT"; exit 1; }
+echo "PASS; results in $OUT"
