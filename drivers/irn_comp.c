@@ -72,7 +72,9 @@ static u64 ib_timeout_ns(const struct irn_qp *qp)
 
 static u32 inflight(const struct irn_qp *qp)
 {
-	return irn_psn_diff(READ_ONCE(qp->req.psn), READ_ONCE(qp->comp.psn));
+	/* negative for a moment after a rewind behind crossing ACKs */
+	return max(irn_psn_diff(READ_ONCE(qp->req.psn),
+				READ_ONCE(qp->comp.psn)), 0);
 }
 
 /*
@@ -359,9 +361,14 @@ static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 	for (i = qp->comp.head; i != next + 1; i++) {
 		struct irn_swqe *w = irn_qp_wqe_in_flight(qp, i, next);
 
+		/* A read request is seen only if it was sent at all. */
 		if (w && w->opcode == IB_WR_RDMA_READ && sv &&
+		    irn_psn_before(w->first_psn, sent) &&
 		    sacked(sv, w->first_psn))
-			irn_sb_seen(sb, w->first_psn, wqe_psns(w), true);
+			irn_sb_seen(sb, w->first_psn,
+				    irn_psn_before(w->last_psn, sent) ?
+				    wqe_psns(w) : irn_psn_diff(sent, w->first_psn),
+				    true);
 		if (!w || w->rd_credit)
 			continue;
 		psn = irn_psn_before(w->first_psn, sb->una) ? sb->una :

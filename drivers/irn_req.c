@@ -206,12 +206,16 @@ static void advance_next(struct irn_qp *qp)
 static void check_rewind(struct irn_qp *qp)
 {
 	int rewind = atomic_xchg(&qp->rewind, 0);
-	u32 psn = rewind & IRN_PSN_MASK;
+	u32 psn = rewind & IRN_PSN_MASK, una;
 	struct irn_swqe *w;
 	u32 i;
 
 	if (!rewind)
 		return;
+	/* ACKs may have come since the completer asked: not before them. */
+	una = READ_ONCE(qp->comp.psn);
+	if (irn_psn_before(psn, una))
+		psn = una;
 	/* Up to and including the WQE being sent, if one is. */
 	w = irn_qp_wqe_of_psn(qp, psn, &i);
 	if (!w)
@@ -290,13 +294,19 @@ static enum req_state local_op(struct irn_qp *qp, struct irn_swqe *w)
 static enum req_state check_window(struct irn_qp *qp, struct irn_swqe *w)
 {
 	bool first = qp->req.offset == 0;
+	s32 inflight;
 
 	if (atomic_read(&qp->tx_inflight) >= IRN_TX_INFLIGHT)
 		return REQ_DONE_IDLE;
 	if (!irn_qp_is_rc(qp))
 		return REQ_SEND;
-	if (irn_psn_diff(qp->req.psn, READ_ONCE(qp->comp.psn)) >=
-	    irn_flow_window(&qp->flow))
+	/*
+	 * After a rewind the next PSN can lie a little behind una (ACKs that
+	 * crossed it): those packets are resent as duplicates, never waited
+	 * for as if the window were full.
+	 */
+	inflight = irn_psn_diff(qp->req.psn, READ_ONCE(qp->comp.psn));
+	if (inflight > 0 && (u32)inflight >= irn_flow_window(&qp->flow))
 		return REQ_DONE_IDLE;
 	if (first && (w->send_flags & IB_SEND_FENCE) &&
 	    atomic_read(&qp->req.rd_atomic) && !w->rd_credit)

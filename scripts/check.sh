@@ -170,7 +170,7 @@ run_group() {
 	done
 	# tests' own knobs (IRN_LOSSY_*, IRN_VERIFY_*, IRN_SUITE_*) go along
 	local v envs=()
-	for v in $(compgen -e | grep -E '^IRN_(LOSSY|VERIFY|SUITE)_' || true); do
+	for v in $(compgen -e | grep -E '^IRN_(LOSSY|VERIFY|SUITE|WIREFUZZ|RINGFUZZ)_' || true); do
 		envs+=(--env "$v=${!v}")
 	done
 	"$IRN_ROOT/scripts/vm.sh" --kernel "$INTEG_KERNEL" --guests "$n" --name "$group" \
