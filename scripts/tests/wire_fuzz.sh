@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=2 timeout=900
+# irn-test: guests=2 timeout=1800
 #
 # Wire fuzzing during a verified transfer.  Guest b runs irn_verify's
 # server on irn0 and publishes its QP table (debugfs qps); guest a runs
@@ -54,7 +54,8 @@ irn_barrier start
 run=0
 stop=0
 fuzz_pid=
-while ((stop == 0 && run < 8)); do
+MAX_RUNS=$((8 + COUNT / 25000))
+while ((stop == 0 && run < MAX_RUNS)); do
 	run=$((run + 1))
 	log=$IRN_OUT/verify-$run.log
 	rc=0
@@ -105,7 +106,7 @@ if [[ $IRN_ROLE == a ]]; then
 		irn_fail "the fuzzer did not send $COUNT packets"
 	grep -q "up to [1-9][0-9]* live QP targets" "$IRN_OUT/fuzz.log" ||
 		irn_fail "the fuzzer never saw a live QP of b to aim at"
-	[[ $stop == 1 ]] || irn_fail "the fuzzer outlasted 8 verify runs"
+	[[ $stop == 1 ]] || irn_fail "the fuzzer outlasted $MAX_RUNS verify runs"
 	irn_log "$run verify runs passed while $COUNT packets were fuzzed (seed $SEED)"
 else
 	counters >"$IRN_SHARED/after"
