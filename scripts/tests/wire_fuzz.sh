@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=2 timeout=1800
+# irn-test: guests=2 timeout=1800 debug
 #
 # Wire fuzzing during a verified transfer.  Guest b runs irn_verify's
 # server on irn0 and publishes its QP table (debugfs qps); guest a runs
