@@ -300,7 +300,6 @@ main() {
 		# one lossy condition is enough to walk IRN's recovery there
 		export IRN_LOSSY_NETEM=${IRN_LOSSY_NETEM:-delay 2ms loss 1%}
 		export IRN_LOSSY_MODES=${IRN_LOSSY_MODES:-irn}
-		export IRN_WIREFUZZ_COUNT=${IRN_WIREFUZZ_COUNT:-50000}
 		run_integration
 	fi
 	if [[ $NSKIP -gt 0 ]]; then

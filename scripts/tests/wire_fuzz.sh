@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=2 timeout=1800 debug
+# irn-test: guests=2 timeout=1800
 #
 # Wire fuzzing during a verified transfer.  Guest b runs irn_verify's
 # server on irn0 and publishes its QP table (debugfs qps); guest a runs
@@ -27,6 +27,8 @@ PKTGEN=$IRN_SRC/tools/irn_pktgen.py
 COUNT=${IRN_WIREFUZZ_COUNT:-200000}
 SEED=${IRN_WIREFUZZ_SEED:-$((RANDOM * 32768 + RANDOM))}
 PORT=18700
+# slower kernels (the debug build) get longer per-run limits
+SCALE=${IRN_TIMEOUT_SCALE:-1}
 DBG=/sys/kernel/debug/irn/$IRN_DEV
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug ||
@@ -67,7 +69,7 @@ while ((stop == 0 && run < MAX_RUNS)); do
 				mv "$IRN_SHARED/qps.tmp" "$IRN_SHARED/qps"
 		done) &
 		dumper=$!
-		timeout -k 5 300 "$VERIFY" -d "$IRN_DEV" -g "$GIDX" \
+		timeout -k 5 $((300 * SCALE)) "$VERIFY" -d "$IRN_DEV" -g "$GIDX" \
 			-p "$((PORT + run))" >"$log" 2>&1 || rc=$?
 		kill "$dumper" 2>/dev/null
 		wait "$dumper" 2>/dev/null || true
@@ -82,9 +84,9 @@ while ((stop == 0 && run < MAX_RUNS)); do
 				--pace 64) >"$IRN_OUT/fuzz.log" 2>&1 &
 			fuzz_pid=$!
 		fi
-		timeout -k 5 300 "$VERIFY" -d "$IRN_DEV" -g "$GIDX" \
+		timeout -k 5 $((300 * SCALE)) "$VERIFY" -d "$IRN_DEV" -g "$GIDX" \
 			-p "$((PORT + run))" -t rc --data-only -n 2 \
-			--timeout 120 "$IRN_PEER_IP" >"$log" 2>&1 || rc=$?
+			--timeout $((120 * SCALE)) "$IRN_PEER_IP" >"$log" 2>&1 || rc=$?
 		[[ $rc -eq 0 ]] || {
 			grep -E '^(FAIL|# )' "$log" | head -20 || true
 			echo fail >"$IRN_SHARED/stop.$run"
