@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=2 timeout=1200
+# irn-test: guests=2 timeout=1500
 #
 # NVMe over Fabrics (RDMA transport) between the guests, on the kernel's
 # own consumers: guest b is the target (nvmet + nvmet-rdma, a RAM-backed
@@ -24,6 +24,8 @@
 #                       no qdisc); default
 #                       "auto:none;auto:delay 2ms loss 1%;gbn:delay 2ms loss 1%"
 #   IRN_NVMEOF_RUNTIME  seconds of each IOPS/p99 run (default 10)
+#   IRN_NVMEOF_SCALE    multiplies the verified amounts (default 1: 256 KiB
+#                       to 4 MiB per job, kept small for make check)
 #   IRN_NVMEOF_SRQ      nvmet-rdma's use_srq (default 1)
 #   IRN_NVMEOF_DRIVER   irn (default) or rxe (stock rdma_rxe; the MODE of
 #                       each phase is then ignored)
@@ -38,6 +40,7 @@ irn_require_cmd timeout nvme fio md5sum dd
 
 IFS=';' read -r -a PHASES <<<"${IRN_NVMEOF_PHASES:-auto:none;auto:delay 2ms loss 1%;gbn:delay 2ms loss 1%}"
 RUNTIME=${IRN_NVMEOF_RUNTIME:-10}
+SCALE=${IRN_NVMEOF_SCALE:-1}
 USE_SRQ=${IRN_NVMEOF_SRQ:-1}
 NQN=nqn.2026-11.org.irn:nvmeof-test
 TADDR=10.77.0.2
@@ -56,6 +59,8 @@ fi
 modprobe sch_netem || irn_fail "modprobe sch_netem failed"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug ||
 	irn_fail "cannot mount debugfs"
+# configfs is a module in Debian's kernel: /sys/kernel/config appears with it
+modprobe configfs 2>/dev/null || true
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config ||
 	irn_fail "cannot mount configfs"
 irn_defer "$TC" qdisc del dev "$IRN_NETDEV" root
@@ -181,7 +186,8 @@ if j.get("error"):
 out = []
 for d in ("read", "write"):
     s = j[d]
-    if not s["total_ios"]:
+    # a verify_only run also reports its reads as writes, with no rate
+    if not s["total_ios"] or not s["iops"]:
         continue
     p = s["clat_ns"].get("percentile", {})
     p99 = p.get("99.000000", 0) / 1000.0
@@ -203,23 +209,24 @@ verify_job()
 		--verify=crc32c --do_verify=1 --verify_fatal=1
 }
 
-PATTERN_ARGS=(--offset=128M --size=16M --bs=64k --rw=write --iodepth=8
-	      --verify=crc32c --verify_fatal=1)
+PATTERN_ARGS=(--offset=128M --size=$((4 * SCALE))M --bs=64k --rw=write
+	      --iodepth=8 --verify=crc32c --verify_fatal=1)
 region_md5()
 {
-	dd if="$BDEV" bs=1M skip=128 count=16 iflag=direct status=none | md5sum
+	dd if="$BDEV" bs=1M skip=128 count=$((4 * SCALE)) iflag=direct \
+		status=none | md5sum
 }
 
 host_phase()
 {
 	local sum1 sum2
 	connect
-	verify_job seq-128k-qd16 16M 128k write 16
-	verify_job seq-4k-qd1 2M 4k write 1
-	verify_job rand-4k-qd1 2M 4k randwrite 1
-	verify_job rand-4k-qd16 8M 4k randwrite 16
-	verify_job rand-128k-qd1 8M 128k randwrite 1
-	verify_job rand-128k-qd16 16M 128k randwrite 16
+	verify_job seq-128k-qd16 $((2048 * SCALE))k 128k write 16
+	verify_job seq-4k-qd1 $((256 * SCALE))k 4k write 1
+	verify_job rand-4k-qd1 $((256 * SCALE))k 4k randwrite 1
+	verify_job rand-4k-qd16 $((1024 * SCALE))k 4k randwrite 16
+	verify_job rand-128k-qd1 $((1024 * SCALE))k 128k randwrite 1
+	verify_job rand-128k-qd16 $((2048 * SCALE))k 128k randwrite 16
 	fio_job randread-4k-qd16 $((RUNTIME + 120)) --size=64M --bs=4k \
 		--rw=randread --iodepth=16 --time_based --runtime="$RUNTIME"
 	fio_job randwrite-4k-qd16 $((RUNTIME + 120)) --size=64M --bs=4k \
@@ -231,7 +238,7 @@ host_phase()
 	connect
 	sum2=$(region_md5)
 	[[ $sum1 == "$sum2" ]] ||
-		irn_fail "[$PHASE] after reconnect: md5 of the 16 MiB pattern was $sum1, now $sum2"
+		irn_fail "[$PHASE] after reconnect: md5 of the $((4 * SCALE)) MiB pattern was $sum1, now $sum2"
 	irn_log "[$PHASE] pattern md5 after reconnect: $sum2 (same)"
 	fio_job pattern-verify 300 "${PATTERN_ARGS[@]}" --verify_only
 	disconnect
