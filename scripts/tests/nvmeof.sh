@@ -20,13 +20,17 @@
 # checksum mismatch after reconnect, NVMe I/O timeouts or errors in the
 # kernel log, or any kernel warning.
 #
-#   IRN_NVMEOF_PHASES   ';'-separated MODE:NETEM phases (NETEM "none" for
-#                       no qdisc); default
-#                       "auto:none;auto:delay 2ms loss 1%;gbn:delay 2ms loss 1%"
+#   IRN_NVMEOF_PHASES   ';'-separated MODE:NETEM[:SRQ] phases (NETEM "none"
+#                       for no qdisc; SRQ: nvmet-rdma's use_srq, default
+#                       IRN_NVMEOF_SRQ); default "auto:none:1;auto:delay 2ms
+#                       loss 1%:0;gbn:delay 2ms loss 1%:0" (irn keeps QPs
+#                       with an SRQ go-back-N, so the lossy phases compare
+#                       IRN and go-back-N without one)
 #   IRN_NVMEOF_RUNTIME  seconds of each IOPS/p99 run (default 10)
 #   IRN_NVMEOF_SCALE    multiplies the verified amounts (default 1: 256 KiB
 #                       to 4 MiB per job, kept small for make check)
-#   IRN_NVMEOF_SRQ      nvmet-rdma's use_srq (default 1)
+#   IRN_NVMEOF_SRQ      nvmet-rdma's use_srq where a phase names none
+#                       (default 1)
 #   IRN_NVMEOF_DRIVER   irn (default) or rxe (stock rdma_rxe; the MODE of
 #                       each phase is then ignored)
 # Results: $IRN_OUT/nvmeof.txt on guest a (one line per fio job).
@@ -38,7 +42,7 @@ irn_init
 irn_require_shared
 irn_require_cmd timeout nvme fio md5sum dd
 
-IFS=';' read -r -a PHASES <<<"${IRN_NVMEOF_PHASES:-auto:none;auto:delay 2ms loss 1%;gbn:delay 2ms loss 1%}"
+IFS=';' read -r -a PHASES <<<"${IRN_NVMEOF_PHASES:-auto:none:1;auto:delay 2ms loss 1%:0;gbn:delay 2ms loss 1%:0}"
 RUNTIME=${IRN_NVMEOF_RUNTIME:-10}
 SCALE=${IRN_NVMEOF_SCALE:-1}
 USE_SRQ=${IRN_NVMEOF_SRQ:-1}
@@ -96,7 +100,6 @@ target_setup()
 	modprobe brd rd_nr=1 rd_size=262144 max_part=0 || irn_fail "modprobe brd failed"
 	irn_defer rmmod brd
 	modprobe nvmet || irn_fail "modprobe nvmet failed"
-	modprobe nvmet-rdma use_srq="$USE_SRQ" || irn_fail "modprobe nvmet-rdma failed"
 	irn_defer rmmod nvmet
 	irn_defer rmmod nvmet_rdma
 	[[ -d $CFG ]] || irn_fail "$CFG missing after modprobe nvmet"
@@ -114,10 +117,26 @@ target_setup()
 	echo ipv4 >"$p/addr_adrfam"
 	echo "$TADDR" >"$p/addr_traddr"
 	echo 4420 >"$p/addr_trsvcid"
-	ln -s "$s" "$p/subsystems/$NQN" ||
-		irn_fail "linking $NQN to port 1 (rdma $TADDR:4420) failed: $(dmesg | tail -n 5)"
 	irn_defer rm -f "$p/subsystems/$NQN"
-	irn_log "target: $NQN, namespace 1 = /dev/ram0 (256 MiB), rdma $TADDR:4420, use_srq=$USE_SRQ"
+	irn_log "target: $NQN, namespace 1 = /dev/ram0 (256 MiB), rdma $TADDR:4420"
+}
+
+# target_srq 0|1: (re)load nvmet-rdma with that use_srq, enable the port
+SRQ_NOW=
+target_srq()
+{
+	local p=$CFG/ports/1
+	[[ $SRQ_NOW != "$1" ]] || return 0
+	rm -f "$p/subsystems/$NQN"
+	if irn_module_loaded nvmet_rdma; then
+		rmmod nvmet_rdma || irn_fail "rmmod nvmet_rdma failed"
+	fi
+	modprobe nvmet-rdma use_srq="$1" ||
+		irn_fail "modprobe nvmet-rdma use_srq=$1 failed"
+	ln -s "$CFG/subsystems/$NQN" "$p/subsystems/$NQN" ||
+		irn_fail "linking $NQN to port 1 (rdma $TADDR:4420) failed: $(dmesg | tail -n 5)"
+	SRQ_NOW=$1
+	irn_log "target: nvmet-rdma use_srq=$1, port 1 enabled"
 }
 
 # ---- host (guest a) -------------------------------------------------------
@@ -196,7 +215,7 @@ for d in ("read", "write"):
 print("; ".join(out))
 EOF
 	) || irn_fail "[$PHASE] fio $tag: $line"
-	line=$(printf '%-4s %-22s %-14s %s' "$MODE" "$COND" "$tag" "$line")
+	line=$(printf '%-4s %-22s srq=%s %-17s %s' "$MODE" "$COND" "$SRQ" "$tag" "$line")
 	echo "$line" >>"$SUMMARY"
 	irn_log "$line"
 }
@@ -268,9 +287,13 @@ delta()
 run=0
 for ph in "${PHASES[@]}"; do
 	run=$((run + 1))
-	MODE=${ph%%:*} COND=${ph#*:}
+	MODE=${ph%%:*} COND=${ph#*:} SRQ=$USE_SRQ
+	if [[ $COND == *:* ]]; then
+		SRQ=${COND##*:} COND=${COND%:*}
+	fi
 	[[ $IRN_DRIVER == irn ]] || MODE=rxe
-	PH=$run PHASE="$MODE/$COND"
+	PH=$run PHASE="$MODE/$COND/srq=$SRQ"
+	[[ $IRN_ROLE != b ]] || target_srq "$SRQ"
 	if [[ $IRN_DRIVER == irn ]]; then
 		echo "$MODE" >"$DBG/mode"
 		[[ $(cat "$DBG/mode") == "$MODE" ]] || irn_fail "cannot set mode $MODE"
