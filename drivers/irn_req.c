@@ -273,8 +273,25 @@ static enum req_state local_op(struct irn_qp *qp, struct irn_swqe *w)
 {
 	enum ib_wc_status status;
 
-	/* Local operations wait for every earlier WQE to complete. */
-	if (qp->comp.head != qp->req.next)
+	/*
+	 * Walked again after a go-back-N rewind to an earlier WQE: it was
+	 * executed already and only waits to complete in order.
+	 */
+	if (w->state == IRN_SWQE_DONE) {
+		advance_next(qp);
+		return REQ_DONE_MORE;
+	}
+	/*
+	 * LOCAL_INV, BIND_MW and fenced WQEs wait for every earlier WQE to
+	 * complete.  An unfenced REG_MR runs in posting order without
+	 * waiting (as rxe does): it can only make an invalid MR valid, so
+	 * earlier WQEs cannot notice; its completion still comes in order,
+	 * the completer retires DONE WQEs behind the unacknowledged ones.
+	 * Waiting for the ACK of every earlier send cost a round trip per
+	 * fast registration (NVMe-oF reads: REG_MR then the command SEND).
+	 */
+	if (qp->comp.head != qp->req.next &&
+	    (w->opcode != IB_WR_REG_MR || (w->send_flags & IB_SEND_FENCE)))
 		return REQ_DONE_IDLE;
 	if (w->opcode == IB_WR_LOCAL_INV)
 		status = irn_mr_invalidate(qp->dev, w->ex, qp->ib_qp.pd) ?

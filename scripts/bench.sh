@@ -7,6 +7,7 @@
 #
 #   scripts/bench.sh [--netem "COND[;COND...]"] [--seconds N]
 #                    [--workloads "write_bw read_bw send_bw write_lat send_lat"]
+#                    (also nvme_randread nvme_randwrite: NVMe-oF + fio)
 #                    [--drivers "rxe irn-gbn irn"] [--out DIR]
 #
 # Drivers: rxe (stock), irn-gbn (irn, standard go-back-N), irn (irn, auto:
@@ -28,7 +29,7 @@ NETEM="" SECONDS_PER=4 DRIVERS="rxe irn-gbn irn" OUT=""
 WORKLOADS="write_bw read_bw send_bw write_lat send_lat"
 
 usage() {
-	sed -n '4,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -69,17 +70,18 @@ report() {
 	  if (!(c in cseen)) { cseen[c] = 1; cond[nc++] = c }
 	  if (!(k in kseen)) { kseen[k] = 1; wl[nk++] = k }
 	  v[d, c, k] = (k ~ /_lat$/) ? $5 : $4; p99[d, c, k] = $6
+	  twice[k] = (k ~ /_lat$/ || k ~ /^nvme_/)
 	  retx[d, c, k] = $8; lost[d, c, k] = $9 }
 	END {
 		for (j = 0; j < nc; j++) {
-			printf "\nnetem: %s\n%-13s", cond[j], "workload"
+			printf "\nnetem: %s\n%-18s", cond[j], "workload"
 			for (i = 0; i < nd; i++)
 				printf " %10s %6s", drv[i], "%own"
 			printf " %8s %s\n", "irn/rxe", " resent/lost (irn drivers)"
 			for (m = 0; m < nk; m++) {
 				k = wl[m]
-				for (pass = 0; pass < (k ~ /_lat$/ ? 2 : 1); pass++) {
-					printf "%-13s", k (pass ? "_p99" : "")
+				for (pass = 0; pass < (twice[k] ? 2 : 1); pass++) {
+					printf "%-18s", k (pass ? "_p99" : "")
 					for (i = 0; i < nd; i++) {
 						x = pass ? p99[drv[i], cond[j], k] : v[drv[i], cond[j], k]
 						r = pass ? p99[drv[i], cond[0], k] : v[drv[i], cond[0], k]
@@ -96,7 +98,7 @@ report() {
 				}
 			}
 		}
-		print "\n(bandwidth in MB/s, latency in microseconds; %own: of the same driver on the first condition; for latency lower is better)"
+		print "\n(bandwidth in MB/s, nvme_* (NVMe-oF fio 4k iodepth 16) in IOPS, latency in microseconds; %own: of the same driver on the first condition; for latency lower is better)"
 	}' "$csv"
 }
 

@@ -22,6 +22,8 @@ PACKAGES=(
 	iproute2 iputils-ping ethtool procps tcpdump iperf3
 	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
 	libibverbs-dev librdmacm-dev python3 python3-pyverbs
+	# kernel RDMA consumers: NVMe over Fabrics (scripts/tests/nvmeof.sh)
+	fio nvme-cli
 	# reports
 	gnuplot-nox
 )
