@@ -118,11 +118,14 @@ static u64 rto_ns(const struct irn_qp *qp)
 static struct irn_swqe *head_wqe(struct irn_qp *qp)
 {
 	struct irn_swqe *w = &qp->swqe[qp->comp.head & qp->sq.queue.mask];
-
 	/* Pairs with the requester's store-release of req.next. */
-	if (qp->comp.head != smp_load_acquire(&qp->req.next))
+	u32 next = smp_load_acquire(&qp->req.next);
+
+	if ((s32)(next - qp->comp.head) > 0)
 		return w;
-	return READ_ONCE(w->state) == IRN_SWQE_SENDING ? w : NULL;
+	if (next == qp->comp.head && READ_ONCE(w->state) == IRN_SWQE_SENDING)
+		return w;
+	return NULL;
 }
 
 static enum ib_wc_opcode wc_opcode(u32 wr_opcode)
@@ -148,8 +151,14 @@ static enum ib_wc_opcode wc_opcode(u32 wr_opcode)
 	}
 }
 
-/* Report the head WQE and free its slot. */
-static void retire(struct irn_qp *qp, struct irn_swqe *w,
+/*
+ * Report the head WQE and free its slot.  Not if the requester has gone
+ * back to it (a rewind) or is still sending it: then a failure is left in
+ * the WQE, for the requester to hand over once the QP is in the error
+ * state, and a success waits for the acknowledgment of the resent packets.
+ * Returns true if the WQE was retired.
+ */
+static bool retire(struct irn_qp *qp, struct irn_swqe *w,
 		   enum ib_wc_status status)
 {
 	struct ib_wc wc = {
@@ -158,6 +167,15 @@ static void retire(struct irn_qp *qp, struct irn_swqe *w,
 		.qp		= &qp->ib_qp,
 	};
 
+	spin_lock_bh(&qp->sq_pos_lock);
+	if ((s32)(READ_ONCE(qp->req.next) - qp->comp.head) <= 0) {
+		spin_unlock_bh(&qp->sq_pos_lock);
+		if (status != IB_WC_SUCCESS) {
+			WRITE_ONCE(w->status, status);
+			irn_qp_error(qp);
+		}
+		return false;
+	}
 	if (w->rd_credit)
 		atomic_dec(&qp->req.rd_atomic);
 	if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
@@ -174,9 +192,11 @@ static void retire(struct irn_qp *qp, struct irn_swqe *w,
 	qp->comp.read_offset = 0;
 	/* Pairs with the requester's load-acquire of comp.head. */
 	smp_store_release(&qp->comp.head, qp->comp.head + 1);
+	spin_unlock_bh(&qp->sq_pos_lock);
 	irn_wq_consumed(&qp->sq, qp->comp.head);
 	if (status != IB_WC_SUCCESS)
 		irn_qp_error(qp);
+	return true;
 }
 
 /* The peer acknowledged up to @psn: reset the retry budget and the RTO. */
@@ -616,6 +636,11 @@ static enum comp_state do_read(struct irn_qp *qp, struct sk_buff *skb,
 
 	if (!ack_until(qp, irn_psn_add(w->first_psn, -1)))
 		return COMP_DONE;
+	/* All here already; its retire lost a race with a rewind. */
+	if (qp->comp.read_offset == w->length && w->length) {
+		retire(qp, w, IB_WC_SUCCESS);
+		return COMP_DONE;
+	}
 	if (pkt->psn != expect) {
 		rewind(qp);
 		return COMP_DONE;
@@ -810,35 +835,23 @@ static void handle_timeout(struct irn_qp *qp)
 	irn_task_sched(&qp->req_task);
 }
 
-/* In the error state every outstanding WQE completes as flushed. */
+/*
+ * In the error state every outstanding WQE completes as flushed, or with
+ * the error it failed with.  The requester hands over the WQEs it had not
+ * finished (flush_unsent() in irn_req.c) and runs this engine again.
+ */
 static enum irn_task_ret flush(struct irn_qp *qp)
 {
 	struct irn_swqe *w;
 
 	skb_queue_purge(&qp->comp_pkts);
 	hrtimer_try_to_cancel(&qp->comp.rto);
-	/*
-	 * The requester stopped: take over what it never started or left
-	 * half sent, so that every WQE completes exactly once.
-	 */
-	if (qp->req.next == qp->comp.head &&
-	    (qp->req.next & qp->sq.queue.mask) != irn_wq_producer(&qp->sq)) {
-		w = &qp->swqe[qp->req.next & qp->sq.queue.mask];
-		if (w->state == IRN_SWQE_NEW) {
-			memset(w, 0, sizeof(*w));
-			w->wr_id = irn_qp_sq_slot(qp, qp->req.next)->wr.wr_id;
-		}
-		if (w->state != IRN_SWQE_DONE)
-			w->status = IB_WC_WR_FLUSH_ERR;
-		w->state = IRN_SWQE_DONE;
-		/* Pairs with the load-acquires of req.next. */
-		smp_store_release(&qp->req.next, qp->req.next + 1);
-	}
-	w = head_wqe(qp);
-	if (!w)
+	/* Not the WQE the requester still holds: it hands that over. */
+	if ((s32)(smp_load_acquire(&qp->req.next) - qp->comp.head) <= 0)
 		return IRN_TASK_IDLE;
-	retire(qp, w, w->state == IRN_SWQE_DONE && w->status ?
-		      w->status : IB_WC_WR_FLUSH_ERR);
+	w = &qp->swqe[qp->comp.head & qp->sq.queue.mask];
+	if (!retire(qp, w, READ_ONCE(w->status) ?: IB_WC_WR_FLUSH_ERR))
+		return IRN_TASK_IDLE;
 	return IRN_TASK_MORE;
 }
 

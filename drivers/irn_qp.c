@@ -104,8 +104,9 @@ struct irn_swqe *irn_qp_wqe_of_psn(struct irn_qp *qp, u32 psn, u32 *index)
  * irn_qp_error() - move a QP to the error state
  * @qp: QP
  *
- * The completer then flushes the send queue and the responder the receive
- * queue, each completion with IB_WC_WR_FLUSH_ERR.
+ * The requester then hands its unfinished WQEs to the completer, which
+ * flushes the send queue, and the responder flushes the receive queue,
+ * each completion with IB_WC_WR_FLUSH_ERR.
  *
  * Context: any, does not sleep.
  */
@@ -121,6 +122,7 @@ void irn_qp_error(struct irn_qp *qp)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (!changed)
 		return;
+	irn_task_sched(&qp->req_task);
 	irn_task_sched(&qp->comp_task);
 	irn_task_sched(&qp->resp_task);
 }

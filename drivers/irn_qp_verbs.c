@@ -225,6 +225,7 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->done);
 	spin_lock_init(&qp->state_lock);
+	spin_lock_init(&qp->sq_pos_lock);
 	spin_lock_init(&qp->sq.lock);
 	spin_lock_init(&qp->rq.lock);
 	init_engines(qp);
@@ -633,19 +634,16 @@ static int post_one_send(struct irn_qp *qp, const struct ib_send_wr *wr)
 
 /*
  * Get new send WQEs going: the requester sends them, or in the error state
- * the completer flushes them.  Kernel consumers may post with interrupts
+ * hands them to the completer to flush.  Kernel consumers may post with interrupts
  * disabled (the MAD layer does, under its queue lock): the transmit path
  * must not run there, so the engine runs from the workqueue instead.
  */
 static void kick(struct irn_qp *qp)
 {
-	struct irn_task *task = irn_qp_state(qp) == IB_QPS_ERR ?
-				&qp->comp_task : &qp->req_task;
-
 	if (irqs_disabled())
-		irn_task_sched(task);
+		irn_task_sched(&qp->req_task);
 	else
-		irn_task_run(task);
+		irn_task_run(&qp->req_task);
 }
 
 /**

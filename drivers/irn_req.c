@@ -203,6 +203,11 @@ static void advance_next(struct irn_qp *qp)
 	smp_store_release(&qp->req.next, qp->req.next + 1);
 }
 
+/*
+ * Go back to the PSN the completer asked for.  Under sq_pos_lock: the
+ * completer cannot retire the WQE chosen here before req.next points at
+ * it, after which it no longer retires it (see retire() in irn_comp.c).
+ */
 static void check_rewind(struct irn_qp *qp)
 {
 	int rewind = atomic_xchg(&qp->rewind, 0);
@@ -212,19 +217,52 @@ static void check_rewind(struct irn_qp *qp)
 
 	if (!rewind)
 		return;
+	spin_lock_bh(&qp->sq_pos_lock);
 	/* ACKs may have come since the completer asked: not before them. */
 	una = READ_ONCE(qp->comp.psn);
 	if (irn_psn_before(psn, una))
 		psn = una;
 	/* Up to and including the WQE being sent, if one is. */
 	w = irn_qp_wqe_of_psn(qp, psn, &i);
-	if (!w)
-		return;
-	qp->req.next = i;
-	qp->req.psn = psn;
-	qp->req.offset = irn_psn_diff(psn, w->first_psn) * qp->mtu;
-	w->state = IRN_SWQE_SENDING;
-	w->resent = true;
+	if (w) {
+		WRITE_ONCE(qp->req.next, i);
+		qp->req.psn = psn;
+		qp->req.offset = irn_psn_diff(psn, w->first_psn) * qp->mtu;
+		w->state = IRN_SWQE_SENDING;
+		w->resent = true;
+	}
+	spin_unlock_bh(&qp->sq_pos_lock);
+}
+
+/*
+ * The QP is in the error state: hand every WQE not yet finished to the
+ * completer, as flushed unless the completer already failed it, and let
+ * it report them.  Only the requester moves req.next, so no WQE is missed
+ * or handed over twice.
+ */
+static void flush_unsent(struct irn_qp *qp)
+{
+	u32 index = qp->req.next;
+	struct irn_swqe *w;
+
+	atomic_set(&qp->rewind, 0);
+	/* The state was read before the failure the completer left. */
+	smp_rmb();
+	/* The ring is walked up to the producer, never past a full ring. */
+	while ((index & qp->sq.queue.mask) != irn_wq_producer(&qp->sq) &&
+	       index - READ_ONCE(qp->comp.head) <= qp->sq.queue.mask) {
+		w = &qp->swqe[index & qp->sq.queue.mask];
+		if (w->state == IRN_SWQE_NEW) {
+			memset(w, 0, sizeof(*w));
+			w->wr_id = READ_ONCE(irn_qp_sq_slot(qp, index)->wr.wr_id);
+		}
+		if (!READ_ONCE(w->status))
+			w->status = IB_WC_WR_FLUSH_ERR;
+		w->state = IRN_SWQE_DONE;
+		advance_next(qp);
+		index++;
+	}
+	irn_task_run(&qp->comp_task);
 }
 
 static enum req_state next_wqe(struct irn_qp *qp, struct irn_swqe **wp)
@@ -754,6 +792,10 @@ enum irn_task_ret irn_requester(struct irn_task *task)
 	enum req_state state = REQ_RETRANSMIT;
 	struct irn_swqe *w = NULL;
 
+	if (irn_qp_state(qp) == IB_QPS_ERR) {
+		flush_unsent(qp);
+		return IRN_TASK_IDLE;
+	}
 	check_rewind(qp);
 	if (irn_qp_state(qp) != IB_QPS_RTS)
 		return IRN_TASK_IDLE;

@@ -84,7 +84,7 @@ void irn_sb_reset(struct irn_sb *sb, u32 psn)
 	sb->stamp_from = psn;
 	sb->recover = psn;
 	sb->in_recovery = false;
-	sb->sacked = 0;
+	WRITE_ONCE(sb->sacked, 0);
 	sb->rack_ns = 0;
 	sb->rack_seen_ns = 0;
 }
@@ -103,7 +103,8 @@ bool irn_sb_mark_reply(struct irn_sb *sb, u32 psn)
 	if (!tracked(sb, psn) || test_bit(bit(sb, psn), sb->got))
 		return false;
 	__set_bit(bit(sb, psn), sb->got);
-	sb->sacked++;
+	/* Read without the lock by irn_sb_weight(). */
+	WRITE_ONCE(sb->sacked, sb->sacked + 1);
 	if (!irn_psn_before(psn, sb->high))
 		sb->high = irn_psn_add(psn, 1);
 	return true;
@@ -149,6 +150,11 @@ bool irn_sb_test(const struct irn_sb *sb, u32 psn)
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_test);
 
+static bool is_seen(const struct irn_sb *sb, u32 psn)
+{
+	return tracked(sb, psn) && test_bit(bit(sb, psn), sb->seen);
+}
+
 /**
  * irn_sb_seen() - the responder holds a read request, or answered it
  * @sb: scoreboard
@@ -163,6 +169,10 @@ void irn_sb_seen(struct irn_sb *sb, u32 psn, u32 n, bool seen)
 {
 	u32 p = psn, i;
 
+	/* Already seen: every SACK of a held read names it again. */
+	if (seen && n && is_seen(sb, psn) &&
+	    is_seen(sb, irn_psn_add(psn, n - 1)))
+		return;
 	/* A late SACK must not hide the loss of responses already flowing. */
 	for (i = 0; seen && i < n; i++)
 		if (irn_sb_test(sb, irn_psn_add(psn, i)))
@@ -179,11 +189,6 @@ void irn_sb_seen(struct irn_sb *sb, u32 psn, u32 n, bool seen)
 		sb->high = irn_psn_add(psn, 1);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_seen);
-
-static bool is_seen(const struct irn_sb *sb, u32 psn)
-{
-	return tracked(sb, psn) && test_bit(bit(sb, psn), sb->seen);
-}
 
 /**
  * irn_sb_first_missing() - the end of the delivered run that starts at una
@@ -215,7 +220,7 @@ void irn_sb_advance(struct irn_sb *sb, u32 psn)
 {
 	while (irn_psn_before(sb->una, psn)) {
 		if (__test_and_clear_bit(bit(sb, sb->una), sb->got))
-			sb->sacked--;
+			WRITE_ONCE(sb->sacked, sb->sacked - 1);
 		__clear_bit(bit(sb, sb->una), sb->seen);
 		__clear_bit(bit(sb, sb->una), sb->resent);
 		sb->una = irn_psn_add(sb->una, 1);

@@ -9,6 +9,12 @@
  *    store-release once the snapshots before it are complete, and the
  *    completer reads it with a load-acquire.
  *  - @comp is written by the completer only; @comp.head likewise.
+ *  - @req.next moving back (a rewind) and @comp.head moving on (a WQE
+ *    retired) happen under @sq_pos_lock, and the completer retires only
+ *    WQEs before @req.next: @comp.head never passes @req.next, so the
+ *    completer never reports a WQE the requester has gone back to or not
+ *    finished.  In the error state the requester hands its unfinished
+ *    WQEs over, flushed, by moving @req.next past them.
  *  - @resp is the responder's alone.
  *  - A retransmission is asked of the requester through @rewind (written by
  *    the completer, consumed by the requester with xchg()).
@@ -112,6 +118,7 @@ struct irn_qp {
 	struct completion	done;		/* last datapath user gone */
 	spinlock_t		state_lock;	/* see the top of this file */
 	enum ib_qp_state	state;
+	spinlock_t		sq_pos_lock;	/* see the top of this file */
 	bool			user;
 	bool			sq_sig_all;
 
