@@ -801,11 +801,13 @@ static void handle_timeout(struct irn_qp *qp)
 	irn_dev_count(qp->dev, IRN_CNT_RTO);
 	/*
 	 * The retry count is of IBTA timeouts: periods of T without
-	 * progress.  IRN's shorter timers do not use it up faster.
+	 * progress.  IRN's shorter timers do not use it up faster.  Unlike
+	 * the RNR retry count, 7 means seven, not forever: a peer that went
+	 * away fails the QP instead of hanging it.
 	 */
 	if (ktime_get_ns() - qp->comp.progress_ns >= ib_timeout_ns(qp)) {
 		qp->comp.progress_ns = ktime_get_ns();
-		if (qp->retry_cnt != 7 && !qp->comp.retry_left--) {
+		if (!qp->comp.retry_left--) {
 			irn_dev_count(qp->dev, IRN_CNT_RETRY_EXCEEDED);
 			retire(qp, w, IB_WC_RETRY_EXC_ERR);
 			return;

@@ -169,9 +169,9 @@ run_group() {
 		total=$((total + scale * $(test_timeout "$f") + 60))
 	done
 	# tests' own knobs (IRN_LOSSY_*, IRN_VERIFY_*, IRN_SUITE_*, IRN_NVMEOF_*,
-	# IRN_WIREFUZZ_*, IRN_RINGFUZZ_*) go along
+	# IRN_WIREFUZZ_*, IRN_RINGFUZZ_*, IRN_FAULTS_*, IRN_SOAK_*) go along
 	local v envs=()
-	for v in $(compgen -e | grep -E '^IRN_(LOSSY|VERIFY|SUITE|NVMEOF|WIREFUZZ|RINGFUZZ)_' || true); do
+	for v in $(compgen -e | grep -E '^IRN_(LOSSY|VERIFY|SUITE|NVMEOF|WIREFUZZ|RINGFUZZ|FAULTS|SOAK)_' || true); do
 		envs+=(--env "$v=${!v}")
 	done
 	"$IRN_ROOT/scripts/vm.sh" --kernel "$INTEG_KERNEL" --guests "$n" --name "$group" \

@@ -1,0 +1,413 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# irn-test: guests=2 timeout=900 debug
+#
+# Faults while data moves.  Each phase runs an RDMA WRITE transfer of a
+# fixed size (ib_write_bw -n 1500, 64 KiB messages: ~10 s on the Debian
+# kernel, tens of seconds on the debug kernel) from guest a (client) to
+# guest b (server) and, two seconds in, does something unfriendly on
+# guest a:
+#
+#   carrier   eth0 down for 3 s, then up again
+#   mtu       eth0's MTU cut to 576 (below the QP's packets) for 3 s
+#   kill      the client is killed with SIGKILL
+#   rmmod     rmmod of the module while the device is in use: refused,
+#             and the transfer goes on
+#   linkdel   "rdma link delete" of the device in use: it completes once
+#             the application has closed the device (irn, like stock rxe,
+#             does not revoke a live user context), and the transfer is
+#             not disturbed meanwhile
+#   unreg     (loopback on a veth pair inside guest a; perftest's own TCP
+#             exchange over 127.0.0.1) the veth is deleted under a device
+#             with live QPs: the device goes away once its users are gone,
+#             and "ip link del" returns
+#   failslab  (kernels with failslab, i.e. the debug kernel) the client
+#             runs with make-it-fail, one slab allocation in five failing,
+#             over several short runs
+#
+# Pass, per phase: the client ends within LIMIT seconds (never hangs); a
+# client that failed reported a completion error or a verbs error rather
+# than going silent; the fault's command did what is said
+# above; within 10 s of the end no QP, CQ, MR or PD of the client's pid is
+# left in "rdma resource show"; and a fresh 200-iteration transfer between
+# the guests passes afterwards.  At the end, no kernel warning in dmesg
+# (the harness adds kmemleak and, on the debug kernel, KASAN/lockdep).
+#
+# IRN_FAULTS_ONLY=unreg or failslab runs only that phase.
+#
+# Output: $IRN_OUT/faults.txt (one line per phase: outcome, seconds,
+# client exit status), and each run's perftest output.
+set -euo pipefail
+# shellcheck source=scripts/tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+irn_init
+irn_require_shared
+irn_require_cmd ib_write_bw ss timeout pkill
+
+A_IP=10.77.0.1
+B_IP=10.77.0.2
+ITERS=1500		# the transfer: 1500 RDMA WRITEs of 64 KiB
+LIMIT=150		# the most it may take, fault included
+BASE_PORT=19100
+PHASE_N=0
+SUMMARY=$IRN_OUT/faults.txt
+: >"$SUMMARY"
+
+irn_dev_up
+irn_barrier devs-up
+
+listening()
+{
+	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
+}
+
+# pid_resources PID: how many QPs, CQs, MRs and PDs PID still owns
+pid_resources()
+{
+	local n=0 kind
+
+	for kind in qp cq mr pd; do
+		n=$((n + $(rdma resource show "$kind" 2>/dev/null |
+			grep -cE "pid $1( |$)" || true)))
+	done
+	echo "$n"
+}
+
+no_resources()
+{
+	[[ $(pid_resources "$1") -eq 0 ]]
+}
+
+# The transfer ends as it must: in time, and not silently if it failed.
+check_client()
+{
+	local phase=$1 rc=$2 secs=$3 out=$4
+
+	[[ $rc -ne 124 && $rc -ne 137 ]] || [[ $phase == kill ]] ||
+		irn_fail "$phase: the client did not end within $LIMIT s (exit $rc)"
+	if [[ $rc -ne 0 && $phase != kill ]] &&
+		! grep -Eqi 'completion with error|failed status|couldn.t|unable|error' "$out"; then
+		irn_fail "$phase: the client failed (exit $rc) without reporting an error: $(tail -5 "$out")"
+	fi
+	printf '%-9s client exit %3d after %3d s  %s\n' "$phase" "$rc" "$secs" \
+		"$(grep -Eim1 'completion with error|failed status' "$out" || echo "-")" >>"$SUMMARY"
+	irn_log "$phase: client exit $rc after $secs s"
+}
+
+# A short transfer between the guests works after the fault.
+check_recovered()
+{
+	local phase=$1
+
+	irn_perftest "after $phase" 120 ib_write_bw -n 200
+}
+
+# fault_phase NAME FAULT [LENGTH...]: one transfer a -> b (of ITERS
+# messages, or as LENGTH says), FAULT (a function) run on guest a two
+# seconds in, with the client's pid as argument.
+fault_phase()
+{
+	local phase=$1 fault=$2 port=$((BASE_PORT + PHASE_N)) spid cpid
+	local rc=0 src=0 start out=$IRN_OUT/faults-$1-client.log
+	local len=(-n "$ITERS") cmd
+
+	[[ $# -le 2 ]] || len=("${@:3}")
+	cmd=(ib_write_bw -d "$IRN_DEV" -x "$IRN_GIDX" -p "$port" -F "${len[@]}")
+
+	PHASE_N=$((PHASE_N + 1))
+	irn_barrier "$phase-start"
+	if [[ $IRN_ROLE == b ]]; then
+		timeout -k 5 $((LIMIT + 30)) "${cmd[@]}" \
+			>"$IRN_OUT/faults-$phase-server.log" 2>&1 &
+		spid=$!
+		irn_wait_for 30 "ib_write_bw server on port $port" listening "$port"
+		irn_put "$phase-ready" 1
+		wait "$spid" || src=$?
+		irn_log "$phase: server exit $src"
+		irn_barrier "$phase-end" $((LIMIT + 60))
+		check_recovered "$phase"
+		return 0
+	fi
+	irn_get "$phase-ready" 60 >/dev/null
+	start=$SECONDS
+	timeout -k 5 $LIMIT "${cmd[@]}" "$B_IP" >"$out" 2>&1 &
+	cpid=$!
+	sleep 2
+	PHASE_PID=$(client_pid "$phase" "$cpid")
+	"$fault" "$PHASE_PID"
+	wait "$cpid" || rc=$?
+	check_client "$phase" "$rc" $((SECONDS - start)) "$out"
+	PHASE_RC=$rc
+	irn_barrier "$phase-end" $((LIMIT + 60))
+	check_recovered "$phase"
+}
+
+# client_pid PHASE PID: the perftest process under timeout(1) (PID), which
+# must own RDMA resources by now: else the release checks prove nothing.
+client_pid()
+{
+	local pid
+
+	pid=$(pgrep -P "$2" -x ib_write_bw) ||
+		irn_fail "$1: the client is not running 2 s in: $(cat "$IRN_OUT/faults-$1-client.log")"
+	[[ $(pid_resources "$pid") -gt 0 ]] ||
+		irn_fail "$1: rdma resource show lists nothing of the client (pid $pid)"
+	echo "$pid"
+}
+
+fault_carrier()
+{
+	ip link set "$IRN_NETDEV" down
+	sleep 3
+	ip link set "$IRN_NETDEV" up
+}
+
+fault_mtu()
+{
+	local mtu
+
+	mtu=$(cat "/sys/class/net/$IRN_NETDEV/mtu")
+	ip link set "$IRN_NETDEV" mtu 576
+	sleep 3
+	ip link set "$IRN_NETDEV" mtu "$mtu"
+}
+
+fault_kill()
+{
+	kill -KILL "$1"
+}
+
+fault_rmmod()
+{
+	local out
+
+	if out=$(rmmod "$IRN_MODULE" 2>&1); then
+		kill -0 "$1" 2>/dev/null ||
+			irn_fail "rmmod: the client had ended before the fault (transfer too short)"
+		irn_fail "rmmod: $IRN_MODULE unloaded while its device was in use"
+	fi
+	irn_log "rmmod while in use refused: $out"
+	irn_module_live "$IRN_MODULE" || irn_fail "rmmod: module not live after a refused rmmod"
+	[[ -d /sys/class/infiniband/$IRN_DEV ]] ||
+		irn_fail "rmmod: $IRN_DEV gone after a refused rmmod"
+}
+
+fault_linkdel()
+{
+	local pid=$1
+
+	timeout -k 5 $((LIMIT + 30)) rdma link delete "$IRN_DEV" \
+		>"$IRN_OUT/faults-linkdel.log" 2>&1 &
+	LINKDEL_PID=$!
+	sleep 1
+	kill -0 "$pid" 2>/dev/null ||
+		irn_fail "linkdel: the client ended as soon as the link delete began"
+}
+
+# After the phase's client ended: its resources are released.
+check_released()
+{
+	local phase=$1 pid=$2
+
+	irn_wait_for 10 "$phase: resources of pid $pid released" no_resources "$pid"
+}
+
+run_phases()
+{
+	fault_phase carrier fault_carrier
+	if [[ $IRN_ROLE == a ]]; then
+		check_released carrier "$PHASE_PID"
+		irn_wait_for 10 "$IRN_DEV port 1 ACTIVE again" irn_port_state_is "$IRN_DEV" 4
+	fi
+
+	fault_phase mtu fault_mtu
+	[[ $IRN_ROLE != a ]] || check_released mtu "$PHASE_PID"
+
+	# Long enough to be killed however slow the kernel is.
+	fault_phase kill fault_kill -n 1000000
+	[[ $IRN_ROLE != a ]] || check_released kill "$PHASE_PID"
+
+	fault_phase rmmod fault_rmmod
+	if [[ $IRN_ROLE == a && $PHASE_RC -ne 0 ]]; then
+		irn_fail "rmmod: the transfer failed (exit $PHASE_RC) after a refused rmmod"
+	fi
+
+	# The device is deleted under the client: recreated for what follows.
+	irn_barrier linkdel-start
+	if [[ $IRN_ROLE == a ]]; then
+		fault_linkdel_phase
+	else
+		fault_phase_server linkdel
+	fi
+}
+
+# Not through fault_phase: the device goes away and comes back.
+fault_linkdel_phase()
+{
+	local rc=0 lrc=0 start cpid port=$((BASE_PORT + PHASE_N))
+	local out=$IRN_OUT/faults-linkdel-client.log
+
+	PHASE_N=$((PHASE_N + 1))
+	irn_get linkdel-ready 60 >/dev/null
+	start=$SECONDS
+	timeout -k 5 $LIMIT ib_write_bw -d "$IRN_DEV" -x "$IRN_GIDX" \
+		-p "$port" -F -n "$ITERS" "$B_IP" >"$out" 2>&1 &
+	cpid=$!
+	sleep 2
+	PHASE_PID=$(client_pid linkdel "$cpid")
+	fault_linkdel "$PHASE_PID"
+	wait "$cpid" || rc=$?
+	check_client linkdel "$rc" $((SECONDS - start)) "$out"
+	[[ $rc -eq 0 ]] || irn_fail "linkdel: the transfer failed while the delete waited"
+	wait "$LINKDEL_PID" || lrc=$?
+	[[ $lrc -eq 0 ]] ||
+		irn_fail "linkdel: rdma link delete failed (exit $lrc): $(cat "$IRN_OUT/faults-linkdel.log")"
+	irn_log "linkdel: rdma link delete returned $((SECONDS - start)) s after the transfer began"
+	irn_wait_for 10 "$IRN_DEV to disappear" test ! -e "/sys/class/infiniband/$IRN_DEV"
+	check_released linkdel "$PHASE_PID"
+	IRN_CASE_DEVS=()
+	irn_dev_up
+	irn_barrier linkdel-end $((LIMIT + 60))
+	check_recovered linkdel
+}
+
+fault_phase_server()
+{
+	local phase=$1 port=$((BASE_PORT + PHASE_N)) spid src=0
+
+	PHASE_N=$((PHASE_N + 1))
+	timeout -k 5 $((LIMIT + 30)) ib_write_bw -d "$IRN_DEV" \
+		-x "$IRN_GIDX" -p "$port" -F -n "$ITERS" \
+		>"$IRN_OUT/faults-$phase-server.log" 2>&1 &
+	spid=$!
+	irn_wait_for 30 "ib_write_bw server on port $port" listening "$port"
+	irn_put "$phase-ready" 1
+	wait "$spid" || src=$?
+	irn_log "$phase: server exit $src"
+	irn_barrier "$phase-end" $((LIMIT + 60))
+	check_recovered "$phase"
+}
+
+# stuck_diag SECS PID DEV FILE: if PID still runs SECS from now, record
+# where it is blocked and what its device's QPs look like.
+stuck_diag()
+{
+	local pid=$2 dev=$3 f=$4 q
+
+	sleep "$1"
+	kill -0 "$pid" 2>/dev/null || return 0
+	{
+		echo "### pid $pid still running $1 s after the fault"
+		echo "--- wchan: $(cat "/proc/$pid/wchan" 2>&1)"
+		echo "--- stack"; cat "/proc/$pid/stack" 2>&1
+		for q in /proc/"$pid"/task/*; do
+			echo "--- task ${q##*/} $(cat "$q/wchan" 2>&1)"
+			cat "$q/stack" 2>&1
+		done
+		echo "--- rdma resource show qp"; rdma resource show qp 2>&1
+		echo "--- debugfs"; cat /sys/kernel/debug/irn/"$dev"/qps 2>&1
+		echo "--- counters"; rdma statistic show link "$dev/1" 2>&1
+		echo "--- ip link"; ip -br link 2>&1
+		echo "--- dmesg"; dmesg | tail -20
+	} >"$f" 2>&1
+}
+
+# Guest a alone: loopback on a veth pair whose end is deleted under it.
+unreg_phase()
+{
+	local port=$((BASE_PORT + 90)) spid spid_rdma cpid tpid dpid diag
+	local rc=0 drc=0 gidx start
+	local dev=${IRN_DEV}v out=$IRN_OUT/faults-unreg-client.log
+
+	ip link add irnv0 type veth peer name irnv1 ||
+		irn_fail "unreg: cannot create a veth pair"
+	ip addr add 10.79.0.1/24 dev irnv0
+	ip link set irnv0 up
+	ip link set irnv1 up
+	irn_dev_up "$dev" irnv0 10.79.0.1
+	gidx=$IRN_GIDX
+	timeout -k 5 $((LIMIT + 30)) ib_write_bw -d "$dev" -x "$gidx" \
+		-p "$port" -F -n "$ITERS" >"$IRN_OUT/faults-unreg-server.log" 2>&1 &
+	spid=$!
+	irn_wait_for 30 "loopback server on port $port" listening "$port"
+	start=$SECONDS
+	timeout -k 5 $LIMIT ib_write_bw -d "$dev" -x "$gidx" \
+		-p "$port" -F -n "$ITERS" 127.0.0.1 >"$out" 2>&1 &
+	tpid=$!
+	sleep 2
+	cpid=$(client_pid unreg "$tpid")
+	spid_rdma=$(pgrep -P "$spid" -x ib_write_bw) ||
+		irn_fail "unreg: the loopback server is not running"
+	timeout -k 5 $((LIMIT + 30)) ip link del irnv0 \
+		>"$IRN_OUT/faults-unreg-del.log" 2>&1 &
+	dpid=$!
+	stuck_diag 30 "$cpid" "$dev" "$IRN_OUT/faults-unreg-stuck.txt" &
+	diag=$!
+	wait "$tpid" || rc=$?
+	wait "$dpid" || drc=$?
+	wait "$spid" || true
+	kill "$diag" 2>/dev/null || true
+	wait "$diag" 2>/dev/null || true
+	check_client unreg "$rc" $((SECONDS - start)) "$out"
+	[[ $drc -eq 0 ]] ||
+		irn_fail "unreg: ip link del irnv0 failed (exit $drc): $(cat "$IRN_OUT/faults-unreg-del.log")"
+	irn_log "unreg: ip link del returned $((SECONDS - start)) s after the transfer began"
+	irn_wait_for 10 "$dev to disappear" test ! -e "/sys/class/infiniband/$dev"
+	check_released unreg "$cpid"
+	check_released unreg "$spid_rdma"
+	IRN_CASE_DEVS=("$IRN_DEV")
+	IRN_GIDX=$(irn_gid_index "$IRN_DEV")
+}
+
+# Guest a alone: short loopback runs with failing slab allocations.
+failslab_phase()
+{
+	local fs=/sys/kernel/debug/failslab i rc port ok=0 failed=0 left
+
+	if [[ ! -d $fs ]]; then
+		irn_log "failslab: not in this kernel, skipped"
+		echo "failslab  skipped: no $fs in this kernel" >>"$SUMMARY"
+		return 0
+	fi
+	echo 20 >"$fs/probability"
+	echo 1 >"$fs/interval"
+	echo 1000 >"$fs/times"
+	echo 0 >"$fs/verbose"
+	echo Y >"$fs/task-filter"
+	echo N >"$fs/ignore-gfp-wait"
+	for ((i = 0; i < 8; i++)); do
+		port=$((BASE_PORT + 100 + i))
+		timeout -k 5 60 ib_write_bw -d "$IRN_DEV" -x "$IRN_GIDX" -p "$port" \
+			-F -n 50 >"$IRN_OUT/faults-failslab-$i-server.log" 2>&1 &
+		irn_wait_for 30 "loopback server on port $port" listening "$port"
+		rc=0
+		timeout -k 5 60 bash -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' \
+			faulty ib_write_bw -d "$IRN_DEV" -x "$IRN_GIDX" -p "$port" -F \
+			-n 50 "$A_IP" >"$IRN_OUT/faults-failslab-$i-client.log" 2>&1 || rc=$?
+		[[ $rc -ne 124 && $rc -ne 137 ]] ||
+			irn_fail "failslab: run $i hung (exit $rc)"
+		pkill -KILL -f "ib_write_bw -d $IRN_DEV -x $IRN_GIDX -p $port" || true
+		wait || true
+		if [[ $rc -eq 0 ]]; then ok=$((ok + 1)); else failed=$((failed + 1)); fi
+	done
+	left=$(cat "$fs/times")
+	echo 0 >"$fs/probability"
+	echo "failslab  $((1000 - left)) allocations failed; runs: $ok passed, $failed failed cleanly" >>"$SUMMARY"
+	irn_log "failslab: $((1000 - left)) allocations failed; $ok runs passed, $failed failed cleanly"
+	irn_wait_for 10 "failslab: no QP left" test -z "$(rdma resource show qp | grep -v 'qpn 1 ' || true)"
+}
+
+# IRN_FAULTS_ONLY=unreg|failslab runs just that phase (guest a alone).
+case ${IRN_FAULTS_ONLY:-} in
+'') run_phases ;;
+unreg | failslab) ;;
+*) irn_fail "IRN_FAULTS_ONLY must be unreg or failslab" ;;
+esac
+if [[ $IRN_ROLE == a ]]; then
+	[[ ${IRN_FAULTS_ONLY:-unreg} != unreg ]] || unreg_phase
+	[[ ${IRN_FAULTS_ONLY:-failslab} != failslab ]] || failslab_phase
+fi
+irn_barrier all-done 600
+cat "$SUMMARY"
+irn_dmesg_check faults
+irn_cases_finish
