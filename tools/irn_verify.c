@@ -66,6 +66,7 @@
 #define TOO_LONG_RECV	64
 #define TOO_LONG_SEND	128
 #define RECV_ID_BASE	1000
+#define MW_BIND_ID	2000
 #define UC_SETTLE_MS	3000
 
 #define TF_SGE3		0x1
@@ -90,6 +91,10 @@ enum op {
 	ERR_TOO_LONG,
 	ERR_RNR,
 	ERR_RETRY,
+	ERR_OTHER_PD,
+	ERR_DEREG_WRITE,
+	ERR_DEREG_READ,
+	ERR_MW_DEALLOC,
 	OP_COUNT
 };
 
@@ -111,6 +116,10 @@ static const char * const op_names[OP_COUNT] = {
 	[ERR_TOO_LONG] = "err.send_too_long",
 	[ERR_RNR] = "err.rnr_retry_exceeded",
 	[ERR_RETRY] = "err.retry_exceeded",
+	[ERR_OTHER_PD] = "err.write_other_pd",
+	[ERR_DEREG_WRITE] = "err.write_deregistered",
+	[ERR_DEREG_READ] = "err.read_deregistered",
+	[ERR_MW_DEALLOC] = "err.write_deallocated_mw",
 };
 
 /* A test as the client sends it to the server (same host ABI both ends). */
@@ -196,6 +205,7 @@ struct verify {
 	struct ibv_device **devs;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
+	struct ibv_pd *pd2;	/* for MRs the QPs must not reach */
 	struct ibv_device_attr dattr;
 	struct ibv_port_attr pattr;
 	union ibv_gid gid;
@@ -758,6 +768,8 @@ static int alt_access(__u32 op)
 		return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
 	if (op == ERR_NO_READ)
 		return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	if (op == ERR_MW_DEALLOC)
+		return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND;
 	return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 	       IBV_ACCESS_REMOTE_READ;
 }
@@ -943,7 +955,9 @@ static int res_alloc(struct verify *v, const struct tdesc *t, struct res *r)
 	if (v->dattr.atomic_cap != IBV_ATOMIC_NONE)
 		acc |= IBV_ACCESS_REMOTE_ATOMIC;
 	r->mr = ibv_reg_mr(v->pd, r->buf, r->len, acc);
-	r->alt = ibv_reg_mr(v->pd, r->alt_buf, r->alt_len, alt_access(t->op));
+	/* err.write_other_pd: a fully accessible MR, but of another PD */
+	r->alt = ibv_reg_mr(t->op == ERR_OTHER_PD ? v->pd2 : v->pd, r->alt_buf,
+			    r->alt_len, alt_access(t->op));
 	if (!r->mr || !r->alt) {
 		fail(v, "setup", "ibv_reg_mr: %s", strerror(errno));
 		return -1;
@@ -1606,9 +1620,52 @@ static enum ibv_wc_status err_status(__u32 op)
 	}
 }
 
+/*
+ * err.write_deallocated_mw: bind a type 1 memory window over the alternate
+ * MR (which itself allows no remote access), check the bind completed,
+ * deallocate the window and return its now stale rkey (0 on failure).
+ */
+static __u32 mw_stale_rkey(struct verify *v, struct res *r)
+{
+	struct ibv_mw_bind bind;
+	struct ibv_mw *mw;
+	struct ibv_wc wc;
+	__u32 rkey = 0;
+
+	group_begin(v);
+	mw = ibv_alloc_mw(v->pd, IBV_MW_TYPE_1);
+	if (!mw) {
+		fail(v, "alloc_mw", "ibv_alloc_mw: %s", strerror(errno));
+		goto out;
+	}
+	memset(&bind, 0, sizeof(bind));
+	bind.wr_id = MW_BIND_ID;
+	bind.send_flags = IBV_SEND_SIGNALED;
+	bind.bind_info.mr = r->alt;
+	bind.bind_info.addr = (uintptr_t)r->alt_buf;
+	bind.bind_info.length = r->alt_len;
+	bind.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	if (ibv_bind_mw(r->qp, mw, &bind))
+		fail(v, "bind_mw", "ibv_bind_mw: %s", strerror(errno));
+	else if (poll_cq(r->scq, &wc, 1, 5000) != 1)
+		fail(v, "bind_mw", "no completion for the bind");
+	else if (wc.status != IBV_WC_SUCCESS || wc.wr_id != MW_BIND_ID)
+		fail(v, "bind_mw", "bind completed with %s (wr_id %llu)",
+		     ibv_wc_status_str(wc.status),
+		     (unsigned long long)wc.wr_id);
+	else
+		rkey = mw->rkey;
+	if (ibv_dealloc_mw(mw))
+		fail(v, "dealloc_mw", "ibv_dealloc_mw: %s", strerror(errno));
+out:
+	group_end(v, "mw-bind-dealloc");
+	return rkey;
+}
+
 static void error_server(struct verify *v, const struct tdesc *t,
 			 struct res *r)
 {
+	__u32 mw_rkey = 0;
 	struct ibv_sge sge;
 	struct wc_exp e[2];
 	struct ibv_wc wc;
@@ -1639,7 +1696,17 @@ static void error_server(struct verify *v, const struct tdesc *t,
 		ibv_destroy_qp(r->qp);
 		r->qp = NULL;
 	}
+	if (t->op == ERR_DEREG_WRITE || t->op == ERR_DEREG_READ) {
+		/* the client has its rkey; the memory stays mapped */
+		if (ibv_dereg_mr(r->alt))
+			fail(v, "dereg", "ibv_dereg_mr: %s", strerror(errno));
+		r->alt = NULL;
+	}
+	if (t->op == ERR_MW_DEALLOC)
+		mw_rkey = mw_stale_rkey(v, r);
 	xsync(v, TAG_READY);
+	if (t->op == ERR_MW_DEALLOC)
+		xchg_u32(v, mw_rkey);
 	xsync(v, TAG_DONE);
 	if (t->op == ERR_TOO_LONG) {
 		expect_cqes(v, "recv-cqe", r->rcq, 2, e, t->timeout_ms, NULL);
@@ -1684,10 +1751,14 @@ static void error_wr(const struct tdesc *t, struct res *r,
 					  ERR_LEN / 2;
 		break;
 	case ERR_NO_WRITE:
+	case ERR_OTHER_PD:
+	case ERR_DEREG_WRITE:
+	case ERR_MW_DEALLOC:
 		wr->wr.rdma.remote_addr = r->peer.alt_addr;
 		wr->wr.rdma.rkey = r->peer.alt_rkey;
 		break;
 	case ERR_NO_READ:
+	case ERR_DEREG_READ:
 		wr->opcode = IBV_WR_RDMA_READ;
 		wr->wr.rdma.remote_addr = r->peer.alt_addr;
 		wr->wr.rdma.rkey = r->peer.alt_rkey;
@@ -1749,6 +1820,8 @@ static void error_client(struct verify *v, const struct tdesc *t,
 	xsync(v, TAG_READY);
 
 	error_wr(t, r, &wr, &sge);
+	if (t->op == ERR_MW_DEALLOC)
+		wr.wr.rdma.rkey = xchg_u32(v, 0);
 	err = ibv_post_send(r->qp, &wr, &bad);
 	if (err) {
 		group_begin(v);
@@ -2037,7 +2110,8 @@ static int open_device(struct verify *v)
 		return -1;
 	}
 	v->pd = ibv_alloc_pd(v->ctx);
-	if (!v->pd) {
+	v->pd2 = ibv_alloc_pd(v->ctx);
+	if (!v->pd || !v->pd2) {
 		perror("irn_verify: ibv_alloc_pd");
 		return -1;
 	}
@@ -2286,6 +2360,7 @@ int main(int argc, char **argv)
 	setsockopt(v.sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	rc = v.is_server ? run_server(&v) : run_client(&v);
 	close(v.sock);
+	ibv_dealloc_pd(v.pd2);
 	ibv_dealloc_pd(v.pd);
 	ibv_close_device(v.ctx);
 	ibv_free_device_list(v.devs);

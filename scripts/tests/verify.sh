@@ -5,8 +5,11 @@
 # tools/irn_verify between two guests: patterned data with every opcode of
 # RC, UC and UD (every byte of every destination buffer and every field of
 # every completion checked), then the RC error paths (bad rkey, out of
-# bounds, missing MR access rights, misaligned atomic, bad lkey, receive
-# buffer too small, RNR and transport retries exceeded, flushing).
+# bounds, missing MR access rights, an MR of another PD, a deregistered
+# MR (write and read), a deallocated memory window, misaligned atomic,
+# bad lkey, receive buffer too small, RNR and transport retries exceeded,
+# flushing); every forbidden access leaves the target memory unchanged
+# byte for byte.
 # Server on guest b, client on guest a, one run per QP type: RC, UC, UD.
 # Pass: irn_verify exits 0 on both guests for every type (the client's
 # exit status also reflects the server's failed checks).
