@@ -1,0 +1,166 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# irn-test: guests=2 timeout=900
+#
+# Soak: 64 RC QPs moving data in both directions over a lossy link, round
+# after round, and the kernel's memory use must not creep up.
+#
+# netem drops 1% of the packets leaving eth0 on both guests (so requests,
+# responses and ACKs are all lost).  Each round runs, all at once and in
+# both directions (a server of each tool on each guest, its client on the
+# other), ib_write_bw, ib_read_bw, ib_send_bw and ib_atomic_bw with 8 QPs
+# each and IRN_SOAK_ITERS (default 100) 4 KiB messages per QP: 64 RC QPs
+# per guest, half of them requesters.  One warm-up round, then
+# IRN_SOAK_ROUNDS (default 3) measured ones.  The QPs' local ACK timeout
+# is 1 s (-u 18; perftest's default, 67 ms, gives up after 0.5 s without
+# progress): eight busy-polling processes share each guest's one vCPU,
+# which then stalls for over a second at times ("Long readout interval"
+# in the kernel log), and a retry count of 7 is seven retries.
+#
+# Pass: every perftest process on both guests exits 0 in every round
+# (perftest stops with an error at the first completion that is not a
+# success: no error completions); after each round no QP other than QP1
+# is left; and the unreclaimable slab and vmalloc use of each guest, read
+# after each measured round once everything is released, grow by less
+# than IRN_SOAK_SLACK_KB (default 512) in all from the first measured
+# round to the last.  The figures go to $IRN_OUT/soak.txt.
+set -euo pipefail
+# shellcheck source=scripts/tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+irn_init
+irn_require_shared
+irn_require_cmd ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw ss timeout
+
+ITERS=${IRN_SOAK_ITERS:-100}
+LIMIT=300
+ROUNDS=${IRN_SOAK_ROUNDS:-3}
+SLACK_KB=${IRN_SOAK_SLACK_KB:-512}
+LOSS=${IRN_SOAK_LOSS:-loss 1%}
+TOOLS=(ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw)
+# 4 KiB messages; atomics have their own size (word-split on purpose)
+SIZE=("-s 4096" "-s 4096" "-s 4096" "")
+SUMMARY=$IRN_OUT/soak.txt
+: >"$SUMMARY"
+
+modprobe sch_netem || irn_fail "modprobe sch_netem failed"
+irn_defer /usr/sbin/tc qdisc del dev "$IRN_NETDEV" root
+# shellcheck disable=SC2086
+/usr/sbin/tc qdisc add dev "$IRN_NETDEV" root netem $LOSS ||
+	irn_fail "tc qdisc add dev $IRN_NETDEV root netem $LOSS failed"
+irn_dev_up
+irn_barrier devs-up
+
+listening()
+{
+	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
+}
+
+# Unreclaimable slab plus vmalloc, in kB.
+kernel_mem_kb()
+{
+	awk '/^SUnreclaim:/ { s = $2 } /^VmallocUsed:/ { v = $2 }
+	     END { print s + v }' /proc/meminfo
+}
+
+only_qp1_left()
+{
+	[[ -z $(rdma resource show qp 2>/dev/null | grep -v ' lqpn 1 ' || true) ]]
+}
+
+# stuck_diag SECS N: if round N's tools still run SECS from now, record
+# the state of every QP, the counters and where the tools are.
+stuck_diag()
+{
+	local p
+
+	sleep "$1"
+	pgrep -x 'ib_(write|read|send|atomic)_bw' >/dev/null || return 0
+	{
+		echo "### round $2: tools still running after $1 s"
+		cat "/sys/kernel/debug/irn/$IRN_DEV/qps" 2>&1
+		rdma statistic show link "$IRN_DEV/1" 2>&1
+		for p in $(pgrep -x 'ib_(write|read|send|atomic)_bw'); do
+			echo "--- pid $p $(cat "/proc/$p/comm") $(cat "/proc/$p/wchan")"
+			cat "/proc/$p/stack" 2>&1
+		done
+	} >"$IRN_OUT/soak-$2-stuck.txt" 2>&1
+	irn_log "round $2: still running after $1 s, see soak-$2-stuck.txt"
+}
+
+# round N: the four tools in both directions at once (a server of each on
+# each guest, its client on the other); fails on any exit status but 0
+round()
+{
+	local n=$1 i d port pids=() names=() rc bad=() diag peer_ip
+	local common=(-d "$IRN_DEV" -x "$IRN_GIDX" -F -q 8 -n "$ITERS" -u 18)
+
+	[[ $IRN_ROLE == a ]] && peer_ip=10.77.0.2 || peer_ip=10.77.0.1
+	irn_barrier "round-$n-start" 120
+	# servers: port 19300 + 10n + 2i + (0 on b, 1 on a)
+	d=0
+	[[ $IRN_ROLE == a ]] && d=1
+	for i in "${!TOOLS[@]}"; do
+		port=$((19300 + n * 10 + 2 * i + d))
+		# shellcheck disable=SC2086
+		timeout -k 5 $((LIMIT + 30)) "${TOOLS[i]}" "${common[@]}" \
+			${SIZE[i]} -p "$port" >"$IRN_OUT/soak-$n-${TOOLS[i]}-server.log" 2>&1 &
+		pids+=($!)
+		names+=("${TOOLS[i]} server")
+	done
+	for i in "${!TOOLS[@]}"; do
+		irn_wait_for 60 "${TOOLS[i]} server" listening \
+			$((19300 + n * 10 + 2 * i + d))
+	done
+	irn_put "round-$n-ready-$IRN_ROLE" 1
+	irn_get "round-$n-ready-$(irn_peer_role)" 120 >/dev/null
+	for i in "${!TOOLS[@]}"; do
+		port=$((19300 + n * 10 + 2 * i + 1 - d))
+		# shellcheck disable=SC2086
+		timeout -k 5 "$LIMIT" "${TOOLS[i]}" "${common[@]}" \
+			${SIZE[i]} -p "$port" "$peer_ip" >"$IRN_OUT/soak-$n-${TOOLS[i]}-client.log" 2>&1 &
+		pids+=($!)
+		names+=("${TOOLS[i]} client")
+	done
+	stuck_diag $((LIMIT / 2)) "$n" &
+	diag=$!
+	for i in "${!pids[@]}"; do
+		rc=0
+		wait "${pids[i]}" || rc=$?
+		[[ $rc -eq 0 ]] || bad+=("${names[i]} (exit $rc)")
+	done
+	if [[ ${#bad[@]} -ne 0 ]]; then
+		{
+			echo "### round $n failed: ${bad[*]}"
+			rdma statistic show link "$IRN_DEV/1" 2>&1
+			cat "/sys/kernel/debug/irn/$IRN_DEV/qps" 2>&1
+			dmesg | tail -20
+		} >"$IRN_OUT/soak-$n-fail.txt" 2>&1
+	fi
+	kill "$diag" 2>/dev/null || true
+	wait "$diag" 2>/dev/null || true
+	irn_wait_for 20 "round $n: every QP but QP1 destroyed" only_qp1_left
+	irn_barrier "round-$n-end" $((LIMIT + 60))
+	[[ ${#bad[@]} -eq 0 ]] ||
+		irn_fail "round $n: ${bad[*]} failed: $(grep -Eih 'error|failed' "$IRN_OUT"/soak-"$n"-*.log | head -5)"
+	irn_log "round $n: all eight tools passed"
+}
+
+round 0
+first=''
+for ((r = 1; r <= ROUNDS; r++)); do
+	round "$r"
+	sync
+	mem=$(kernel_mem_kb)
+	[[ -n $first ]] || first=$mem
+	echo "round $r: SUnreclaim+VmallocUsed $mem kB" >>"$SUMMARY"
+	irn_log "round $r: SUnreclaim+VmallocUsed $mem kB"
+done
+{
+	echo "growth from round 1 to round $ROUNDS: $((mem - first)) kB (limit $SLACK_KB kB)"
+	echo "counters: $(rdma statistic show link "$IRN_DEV/1" 2>&1 | tr -s ' \n' ' ')"
+} >>"$SUMMARY"
+cat "$SUMMARY"
+((mem - first < SLACK_KB)) ||
+	irn_fail "kernel memory grew by $((mem - first)) kB over $ROUNDS rounds (limit $SLACK_KB kB)"
+irn_dmesg_check soak
+irn_log "PASS"
