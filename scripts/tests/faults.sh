@@ -21,15 +21,18 @@
 #             exchange over 127.0.0.1) the veth is deleted under a device
 #             with live QPs: the device goes away once its users are gone,
 #             and "ip link del" returns
-#   failslab  (kernels with failslab's debugfs knobs) the client runs
-#             with make-it-fail, one slab allocation in five failing, over
-#             several short runs.  Not yet usable: the harness's debug
-#             kernel has failslab without CONFIG_FAULT_INJECTION_DEBUG_FS,
-#             and with it (tried) the faulty process's allocations for the
-#             guest's 9p root fail first, so it rarely reaches a verb and
-#             other processes' opens then fail too; failures need to be
-#             confined to the module (failslab's stack-trace filter on
-#             its text), which needs CONFIG_FAULT_INJECTION_STACKTRACE_FILTER
+#   failslab  (kernels with failslab and its debugfs knobs; loopback on
+#             guest a's device) tools/irn_failalloc fails, one at a time,
+#             every slab allocation a verb makes in the calling process
+#             (uverbs, RDMA core, irn): PD, MR, CQ and its resize, SRQ,
+#             QP, connecting QPs, an RDMA WRITE, READ and SEND and their
+#             doorbells, binding a memory window, AH, a UD send, moving
+#             a QP to ERR, destroying a QP.  Every failure must come back
+#             as an error or an error completion, leave the device usable
+#             and leak nothing.  Then, for 30 s, one skb allocation in ten
+#             fails in any context (failslab's cache filter on
+#             skbuff_head_cache, marked at boot by the harness) while irn_failalloc -t moves data: every
+#             request completes, every successful one delivered its bytes
 #
 # Pass, per phase: the client ends within LIMIT seconds (never hangs); a
 # client that failed reported a completion error or a verbs error rather
@@ -50,7 +53,6 @@ irn_init
 irn_require_shared
 irn_require_cmd ib_write_bw ss timeout pkill
 
-A_IP=10.77.0.1
 B_IP=10.77.0.2
 ITERS=1500		# the transfer: 1500 RDMA WRITEs of 64 KiB
 LIMIT=150		# the most it may take, fault included
@@ -361,42 +363,70 @@ unreg_phase()
 	IRN_GIDX=$(irn_gid_index "$IRN_DEV")
 }
 
-# Guest a alone: short loopback runs with failing slab allocations.
+# Guest a alone: every slab allocation on the path of every verb fails
+# once (tools/irn_failalloc, failslab through fail-nth).
 failslab_phase()
 {
-	local fs=/sys/kernel/debug/failslab i rc port ok=0 failed=0 left
+	local fs=/sys/kernel/debug/failslab rc=0 log=$IRN_OUT/faults-failslab.log
+	local tool last
 
-	if [[ ! -d $fs ]]; then
-		irn_log "failslab: not in this kernel, skipped"
+	if [[ ! -e $fs/ignore-gfp-wait ]]; then
+		irn_log "failslab: no $fs/ignore-gfp-wait in this kernel (needs CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS), skipped"
 		echo "failslab  skipped: no $fs in this kernel" >>"$SUMMARY"
 		return 0
 	fi
-	echo 20 >"$fs/probability"
-	echo 1 >"$fs/interval"
-	echo 1000 >"$fs/times"
-	echo 0 >"$fs/verbose"
-	echo Y >"$fs/task-filter"
-	echo N >"$fs/ignore-gfp-wait"
-	for ((i = 0; i < 8; i++)); do
-		port=$((BASE_PORT + 100 + i))
-		timeout -k 5 60 ib_write_bw -d "$IRN_DEV" -x "$IRN_GIDX" -p "$port" \
-			-F -n 50 >"$IRN_OUT/faults-failslab-$i-server.log" 2>&1 &
-		irn_wait_for 30 "loopback server on port $port" listening "$port"
-		rc=0
-		timeout -k 5 60 bash -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' \
-			faulty ib_write_bw -d "$IRN_DEV" -x "$IRN_GIDX" -p "$port" -F \
-			-n 50 "$A_IP" >"$IRN_OUT/faults-failslab-$i-client.log" 2>&1 || rc=$?
-		[[ $rc -ne 124 && $rc -ne 137 ]] ||
-			irn_fail "failslab: run $i hung (exit $rc)"
-		pkill -KILL -f "ib_write_bw -d $IRN_DEV -x $IRN_GIDX -p $port" || true
-		wait || true
-		if [[ $rc -eq 0 ]]; then ok=$((ok + 1)); else failed=$((failed + 1)); fi
-	done
-	left=$(cat "$fs/times")
+	tool=$(irn_tool irn_failalloc)
+	# only fail-nth injects; GFP_KERNEL allocations too; no stack dumps
 	echo 0 >"$fs/probability"
-	echo "failslab  $((1000 - left)) allocations failed; runs: $ok passed, $failed failed cleanly" >>"$SUMMARY"
-	irn_log "failslab: $((1000 - left)) allocations failed; $ok runs passed, $failed failed cleanly"
+	echo N >"$fs/ignore-gfp-wait"
+	echo 0 >"$fs/verbose"
+	timeout -k 5 1200 "$tool" -d "$IRN_DEV" -g "$IRN_GIDX" >"$log" 2>&1 || rc=$?
+	echo Y >"$fs/ignore-gfp-wait"
+	cat "$log"
+	[[ $rc -ne 124 && $rc -ne 137 ]] || irn_fail "failslab: irn_failalloc hung"
+	[[ $rc -eq 0 ]] || irn_fail "failslab: irn_failalloc exited with $rc: $(grep -m 5 '^BAD' "$log" | tr '\n' ';')"
+	last=$(tail -n 1 "$log")
+	[[ $last =~ ^[0-9]+\ trials,\ [1-9][0-9]*\ allocations\ failed,\ 0\ misbehaviours$ ]] ||
+		irn_fail "failslab: no allocation failed: $last"
+	echo "failslab  $last" >>"$SUMMARY"
+	irn_log "failslab: $last"
 	irn_wait_for 10 "failslab: no QP left" test -z "$(rdma resource show qp | grep -v 'qpn 1 ' || true)"
+	skb_failures_phase "$tool"
+}
+
+# Guest a alone: one skb allocation in ten fails, in every context (the
+# requester's, the responder's, the network stack's), while
+# irn_failalloc -t moves and checks data.
+skb_failures_phase()
+{
+	local tool=$1 fs=/sys/kernel/debug/failslab rc=0 times=1000000 left last
+	local cache=/sys/kernel/slab/skbuff_head_cache/failslab
+	local log=$IRN_OUT/faults-skbfail.log
+
+	if [[ $(cat "$cache" 2>/dev/null) != 1 ]]; then
+		irn_log "skbfail: skbuff_head_cache is not marked for failslab (boot with slub_debug=A,skbuff_head_cache), skipped"
+		echo "skbfail   skipped: skbuff_head_cache not marked for failslab" >>"$SUMMARY"
+		return 0
+	fi
+	echo Y >"$fs/cache-filter"
+	echo N >"$fs/ignore-gfp-wait"
+	echo N >"$fs/task-filter"
+	echo 1 >"$fs/interval"
+	echo "$times" >"$fs/times"
+	echo 10 >"$fs/probability"
+	timeout -k 5 300 "$tool" -d "$IRN_DEV" -g "$IRN_GIDX" -t "${IRN_FAULTS_SKBFAIL_SECS:-30}" >"$log" 2>&1 || rc=$?
+	echo 0 >"$fs/probability"
+	left=$(cat "$fs/times")
+	echo N >"$fs/cache-filter"
+	echo Y >"$fs/ignore-gfp-wait"
+	cat "$log"
+	[[ $rc -ne 124 && $rc -ne 137 ]] || irn_fail "skbfail: irn_failalloc hung"
+	[[ $rc -eq 0 ]] || irn_fail "skbfail: irn_failalloc exited with $rc: $(grep -m 5 '^BAD' "$log" | tr '\n' ';')"
+	[[ $((times - left)) -gt 0 ]] || irn_fail "skbfail: no skb allocation failed"
+	last="$((times - left)) skb allocations failed; $(tail -n 2 "$log" | head -n 1)"
+	echo "skbfail   $last" >>"$SUMMARY"
+	irn_log "skbfail: $last"
+	irn_wait_for 10 "skbfail: no QP left" test -z "$(rdma resource show qp | grep -v 'qpn 1 ' || true)"
 }
 
 # IRN_FAULTS_ONLY=unreg|failslab runs just that phase (guest a alone).

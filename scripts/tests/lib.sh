@@ -189,7 +189,12 @@ irn_dmesg_check()
 {
 	local what=${1:-dmesg} bad
 
+	# reports of failed allocations are not faults (see
+	# irn_drop_alloc_reports in scripts/lib/common.sh)
 	bad=$(dmesg | tail -n +"$((IRN_DMESG_MARK + 1))" |
+		awk '/(page allocation failure|vmalloc error): / { skip = 80 }
+		     skip > 0 { skip--; if ($0 ~ /<\/TASK>/) skip = 0; next }
+		     { print }' |
 		grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace|KASAN|UBSAN|kernel BUG|refcount_t:|list_(add|del) corruption|blocked for more than|RIP:' ||
 		true)
 	[[ -z $bad ]] ||
