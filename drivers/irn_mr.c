@@ -298,6 +298,29 @@ static void mw_put(struct irn_mw *mw)
 }
 
 /*
+ * Detach a window from its MR, under the window's lock: an invalid window
+ * is bound to no MR, which may then be deregistered.  Return: the MR, for
+ * mw_release_mr() once the lock is dropped, or NULL.
+ */
+static struct irn_mr *mw_detach_mr(struct irn_mw *mw)
+{
+	struct irn_mr *mr = mw->mr;
+
+	mw->mr = NULL;
+	mw->valid = false;
+	return mr;
+}
+
+/* Drop the hold a window had on @mr (from mw_detach_mr()), if any. */
+static void mw_release_mr(struct irn_mr *mr)
+{
+	if (!mr)
+		return;
+	atomic_dec(&mr->windows);
+	irn_mr_put(mr);
+}
+
+/*
  * The MR behind a window, if the window grants this access to this range
  * through this QP.
  */
@@ -589,6 +612,9 @@ int irn_mr_fast_register(struct irn_mr *mr, u32 key, int access)
  * @key: key to invalidate
  * @pd: protection domain of the QP asking
  *
+ * An invalidated window is bound to no MR any more: it lets go of its MR,
+ * which may then be deregistered.
+ *
  * Context: any.
  * Return: 0, or -EINVAL if @key names no fast-registration MR or type 2
  * window of @pd.
@@ -596,6 +622,7 @@ int irn_mr_fast_register(struct irn_mr *mr, u32 key, int access)
 int irn_mr_invalidate(struct irn_dev *dev, u32 key, struct ib_pd *pd)
 {
 	struct irn_mr *mr = irn_mr_lookup(dev, key, false);
+	struct irn_mr *old = NULL;
 	struct irn_mw *mw;
 	int err = -EINVAL;
 
@@ -606,10 +633,11 @@ int irn_mr_invalidate(struct irn_dev *dev, u32 key, struct ib_pd *pd)
 			return err;
 		spin_lock_bh(&mw->lock);
 		if (mw->ib_mw.type == IB_MW_TYPE_2 && mw->ib_mw.pd == pd) {
-			mw->valid = false;
+			old = mw_detach_mr(mw);
 			err = 0;
 		}
 		spin_unlock_bh(&mw->lock);
+		mw_release_mr(old);
 		mw_put(mw);
 		return err;
 	}
@@ -669,10 +697,7 @@ int irn_mw_dealloc(struct ib_mw *ibmw)
 	synchronize_rcu();
 	mw_put(mw);
 	wait_for_completion(&mw->key.done);
-	if (mw->mr) {
-		atomic_dec(&mw->mr->windows);
-		irn_mr_put(mw->mr);
-	}
+	mw_release_mr(mw->mr);
 	return 0;
 }
 
@@ -712,6 +737,9 @@ static bool bind_allowed(struct irn_mw *mw, struct irn_mr *mr,
  * @qpn: the QP's number
  * @wr: the request, snapshotted from the send queue
  *
+ * A zero-length bind unbinds a type 1 window: it then holds no MR, and the
+ * MR it was bound to may be deregistered.
+ *
  * Context: any; from the requester.
  * Return: IB_WC_SUCCESS or IB_WC_MW_BIND_ERR.
  */
@@ -733,20 +761,23 @@ enum ib_wc_status irn_mw_bind(struct irn_dev *dev, struct ib_pd *pd,
 		irn_mr_put(mr);
 		goto out_put_mw;
 	}
-	old = mw->mr;
-	mw->mr = mr;		/* the lookup's reference moves to the MW */
-	atomic_inc(&mr->windows);
+	old = mw_detach_mr(mw);
 	mw->addr = wr->wr.mw.addr;
 	mw->length = wr->wr.mw.length;
 	mw->access = wr->wr.mw.access;
 	mw->qpn = qpn;
 	mw->ib_mw.rkey = (mw->ib_mw.rkey & ~0xffU) | (wr->wr.mw.rkey & 0xff);
-	mw->valid = mw->length > 0;
-	spin_unlock_bh(&mw->lock);
-	if (old) {
-		atomic_dec(&old->windows);
-		irn_mr_put(old);
+	/* A zero-length bind unbinds: the window then holds no MR. */
+	if (mw->length) {
+		mw->mr = mr;	/* the lookup's reference moves to the MW */
+		atomic_inc(&mr->windows);
+		mw->valid = true;
+		mr = NULL;
 	}
+	spin_unlock_bh(&mw->lock);
+	if (mr)
+		irn_mr_put(mr);
+	mw_release_mr(old);
 	status = IB_WC_SUCCESS;
 out_put_mw:
 	mw_put(mw);

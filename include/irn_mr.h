@@ -70,7 +70,7 @@ struct irn_mr {
  * @ib_mw: the RDMA core's MW; rkey, type, pd
  * @key: key table entry, kind IRN_MW
  * @lock: serialises bind and invalidation against each other
- * @mr: MR the window is bound to, referenced, or NULL
+ * @mr: MR the window is bound to, referenced; NULL while @valid is false
  * @addr: first byte of the window
  * @length: bytes in the window
  * @access: remote access the window grants

@@ -174,6 +174,12 @@ run_group() {
 	for v in $(compgen -e | grep -E '^IRN_(LOSSY|VERIFY|SUITE|NVMEOF|WIREFUZZ|RINGFUZZ|FAULTS|SOAK)_' || true); do
 		envs+=(--env "$v=${!v}")
 	done
+	# IRN_DRIVER=rxe: the same tests against stock rdma_rxe (tests/lib.sh);
+	# the guest runner then unloads rdma_rxe after each test
+	if [[ -n ${IRN_DRIVER:-} ]]; then
+		envs+=(--env "IRN_DRIVER=$IRN_DRIVER")
+		[[ $IRN_DRIVER != rxe ]] || envs+=(--env IRN_MODULE_NAME=rdma_rxe)
+	fi
 	"$IRN_ROOT/scripts/vm.sh" --kernel "$INTEG_KERNEL" --guests "$n" --name "$group" \
 		--run-dir "$RUN" --timeout "$total" --modules "$KO" \
 		--env "IRN_KO=$KO" --env "IRN_TOOLS=$TOOLS" "${envs[@]}" \

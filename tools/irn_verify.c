@@ -67,6 +67,14 @@
 #define TOO_LONG_SEND	128
 #define RECV_ID_BASE	1000
 #define MW_BIND_ID	2000
+#define MW_INV_ID	2001
+#define MW_WIN_OFF	1024	/* err.write_mw_out_of_window: the window */
+#define MW_WIN_LEN	1024
+/*
+ * The kernel's IB_WC_WITH_INVALIDATE: rxe and irn copy the kernel's
+ * wc_flags to userspace, where this bit is IBV_WC_IP_CSUM_OK.
+ */
+#define KERNEL_WC_WITH_INV	0x4
 #define UC_SETTLE_MS	3000
 
 #define TF_SGE3		0x1
@@ -95,6 +103,16 @@ enum op {
 	ERR_DEREG_WRITE,
 	ERR_DEREG_READ,
 	ERR_MW_DEALLOC,
+	ERR_MW_NO_READ,
+	ERR_MW_OOB,
+	ERR_MW_LOCAL_INV,
+	ERR_MW_SEND_INV,
+	ERR_MW_OTHER_QP,
+	ERR_MW_UNBOUND,
+	ERR_BIND_NO_BIND,
+	ERR_BIND_NO_LWRITE,
+	ERR_BIND_OOB,
+	ERR_BIND_BOUND,
 	OP_COUNT
 };
 
@@ -120,6 +138,16 @@ static const char * const op_names[OP_COUNT] = {
 	[ERR_DEREG_WRITE] = "err.write_deregistered",
 	[ERR_DEREG_READ] = "err.read_deregistered",
 	[ERR_MW_DEALLOC] = "err.write_deallocated_mw",
+	[ERR_MW_NO_READ] = "err.read_mw_no_remote_read",
+	[ERR_MW_OOB] = "err.write_mw_out_of_window",
+	[ERR_MW_LOCAL_INV] = "err.write_mw_local_inv",
+	[ERR_MW_SEND_INV] = "err.write_mw_send_inv",
+	[ERR_MW_OTHER_QP] = "err.write_mw_other_qp",
+	[ERR_MW_UNBOUND] = "err.write_mw_unbound",
+	[ERR_BIND_NO_BIND] = "err.bind_mw_no_mw_bind",
+	[ERR_BIND_NO_LWRITE] = "err.bind_mw_no_local_write",
+	[ERR_BIND_OOB] = "err.bind_mw_out_of_bounds",
+	[ERR_BIND_BOUND] = "err.bind_mw_type2_bound",
 };
 
 /* A test as the client sends it to the server (same host ABI both ends). */
@@ -166,9 +194,11 @@ struct res {
 	struct ibv_cq *scq;
 	struct ibv_cq *rcq;
 	struct ibv_qp *qp;
+	struct ibv_qp *qp2;	/* err.write_mw_other_qp: binds the window */
 	struct ibv_ah *ah;
 	struct ibv_mr *mr;
 	struct ibv_mr *alt;
+	struct ibv_mw *mw;	/* memory-window tests */
 	unsigned char *buf;
 	unsigned char *alt_buf;
 	unsigned char *snap;
@@ -232,6 +262,7 @@ enum sync_tag {
 	TAG_READY = 0x52454459,
 	TAG_DONE = 0x444f4e45,
 	TAG_START = 0x53545254,
+	TAG_INVALIDATED = 0x494e5644,
 };
 
 /* ------------------------------------------------------------------ */
@@ -762,13 +793,42 @@ static int qp_access(__u32 qp_type)
 	return 0;
 }
 
+/* Error tests reaching the server's alternate MR through a memory window */
+static int is_mw_remote(__u32 op)
+{
+	return op >= ERR_MW_NO_READ && op <= ERR_MW_UNBOUND;
+}
+
+/* Error tests where the client's bind of a memory window must fail */
+static int is_bind_err(__u32 op)
+{
+	return op >= ERR_BIND_NO_BIND && op <= ERR_BIND_BOUND;
+}
+
+/* The type of the window a side allocates for a test, 0 for none. */
+static int mw_type(__u32 op, int is_server)
+{
+	if (is_server && (op == ERR_MW_OOB || op == ERR_MW_UNBOUND))
+		return IBV_MW_TYPE_1;
+	if (is_server ? is_mw_remote(op) : is_bind_err(op))
+		return IBV_MW_TYPE_2;
+	return 0;
+}
+
+/*
+ * The alternate MR grants no remote access of its own where a window
+ * reaches it; the bind tests each lack one right a bind needs.
+ */
 static int alt_access(__u32 op)
 {
 	if (op == ERR_NO_WRITE)
 		return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
 	if (op == ERR_NO_READ)
 		return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-	if (op == ERR_MW_DEALLOC)
+	if (op == ERR_BIND_NO_LWRITE)
+		return IBV_ACCESS_MW_BIND;
+	if (op != ERR_BIND_NO_BIND &&
+	    (op == ERR_MW_DEALLOC || is_mw_remote(op) || is_bind_err(op)))
 		return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND;
 	return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 	       IBV_ACCESS_REMOTE_READ;
@@ -790,8 +850,13 @@ static void *page_alloc(size_t len)
 
 static void res_free(struct res *r)
 {
+	/* a bound window would keep its MR (and QP) from going */
+	if (r->mw)
+		ibv_dealloc_mw(r->mw);
 	if (r->ah)
 		ibv_destroy_ah(r->ah);
+	if (r->qp2)
+		ibv_destroy_qp(r->qp2);
 	if (r->qp)
 		ibv_destroy_qp(r->qp);
 	if (r->scq)
@@ -840,7 +905,8 @@ static int create_qp(struct verify *v, const struct tdesc *t, struct res *r)
 	return 0;
 }
 
-static int qp_to_rts(struct verify *v, const struct tdesc *t, struct res *r)
+static int qp_to_rts(struct verify *v, const struct tdesc *t, struct res *r,
+		     struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a;
 	int mask;
@@ -857,7 +923,7 @@ static int qp_to_rts(struct verify *v, const struct tdesc *t, struct res *r)
 		a.qp_access_flags = qp_access(t->qp_type);
 		mask |= IBV_QP_ACCESS_FLAGS;
 	}
-	if (ibv_modify_qp(r->qp, &a, mask)) {
+	if (ibv_modify_qp(qp, &a, mask)) {
 		fail(v, "setup", "modify_qp INIT: %s", strerror(errno));
 		return -1;
 	}
@@ -883,7 +949,7 @@ static int qp_to_rts(struct verify *v, const struct tdesc *t, struct res *r)
 				IBV_QP_MIN_RNR_TIMER;
 		}
 	}
-	if (ibv_modify_qp(r->qp, &a, mask)) {
+	if (ibv_modify_qp(qp, &a, mask)) {
 		fail(v, "setup", "modify_qp RTR: %s", strerror(errno));
 		return -1;
 	}
@@ -906,7 +972,7 @@ static int qp_to_rts(struct verify *v, const struct tdesc *t, struct res *r)
 		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			IBV_QP_MAX_QP_RD_ATOMIC;
 	}
-	if (ibv_modify_qp(r->qp, &a, mask)) {
+	if (ibv_modify_qp(qp, &a, mask)) {
 		fail(v, "setup", "modify_qp RTS: %s", strerror(errno));
 		return -1;
 	}
@@ -962,6 +1028,13 @@ static int res_alloc(struct verify *v, const struct tdesc *t, struct res *r)
 		fail(v, "setup", "ibv_reg_mr: %s", strerror(errno));
 		return -1;
 	}
+	if (mw_type(t->op, v->is_server)) {
+		r->mw = ibv_alloc_mw(v->pd, mw_type(t->op, v->is_server));
+		if (!r->mw) {
+			fail(v, "setup", "ibv_alloc_mw: %s", strerror(errno));
+			return -1;
+		}
+	}
 	r->scq = ibv_create_cq(v->ctx, cqe, NULL, NULL, 0);
 	r->rcq = ibv_create_cq(v->ctx, cqe, NULL, NULL, 0);
 	if (!r->scq || !r->rcq) {
@@ -998,7 +1071,7 @@ static int setup(struct verify *v, const struct tdesc *t, struct res *r)
 		proto_die(v, "read");
 	ok = r->me.ok && r->peer.ok;
 	if (ok)
-		ok = !qp_to_rts(v, t, r);
+		ok = !qp_to_rts(v, t, r, r->qp);
 	ok = xchg_u32(v, ok) && ok;
 	if (!ok && !v->group_fails)
 		fail(v, "setup", "the peer could not set up its side");
@@ -1615,6 +1688,11 @@ static enum ibv_wc_status err_status(__u32 op)
 		return IBV_WC_RNR_RETRY_EXC_ERR;
 	case ERR_RETRY:
 		return IBV_WC_RETRY_EXC_ERR;
+	case ERR_BIND_NO_BIND:
+	case ERR_BIND_NO_LWRITE:
+	case ERR_BIND_OOB:
+	case ERR_BIND_BOUND:
+		return IBV_WC_MW_BIND_ERR;
 	default:
 		return IBV_WC_REM_ACCESS_ERR;
 	}
@@ -1662,6 +1740,242 @@ out:
 	return rkey;
 }
 
+/* A BIND_MW work request giving a type 2 window the next key. */
+static void mw_bind_wr(struct ibv_send_wr *wr, struct ibv_mw *mw,
+		       const struct ibv_mw_bind_info *info, __u64 wr_id)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_id = wr_id;
+	wr->opcode = IBV_WR_BIND_MW;
+	wr->send_flags = IBV_SEND_SIGNALED;
+	wr->bind_mw.mw = mw;
+	wr->bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr->bind_mw.bind_info = *info;
+}
+
+/* Wait for the completion of a local operation on the send queue. */
+static int local_cqe(struct verify *v, struct res *r, __u64 wr_id,
+		     const char *what)
+{
+	struct ibv_wc wc;
+
+	if (poll_cq(r->scq, &wc, 1, 5000) != 1) {
+		fail(v, what, "no completion");
+		return -1;
+	}
+	if (wc.status != IBV_WC_SUCCESS || wc.wr_id != wr_id) {
+		fail(v, what, "completed with %s (wr_id %llu)",
+		     ibv_wc_status_str(wc.status),
+		     (unsigned long long)wc.wr_id);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Bind r->mw through qp to [off, off + len) of the alternate MR: a type 1
+ * window with ibv_bind_mw(), a type 2 window with a BIND_MW work request
+ * (the application then owns the new key, as the provider does for type
+ * 1).  A zero length unbinds a type 1 window.  Return: 0 once the bind
+ * completed, or -1 (a failed check).
+ */
+static int mw_bind(struct verify *v, struct res *r, struct ibv_qp *qp,
+		   size_t off, size_t len, unsigned int access)
+{
+	struct ibv_mw_bind_info info = {
+		.mr = r->alt,
+		.addr = (uintptr_t)r->alt_buf + off,
+		.length = len,
+		.mw_access_flags = access,
+	};
+	struct ibv_send_wr wr, *bad = NULL;
+	struct ibv_mw_bind bind;
+	int err;
+
+	if (r->mw->type == IBV_MW_TYPE_1) {
+		memset(&bind, 0, sizeof(bind));
+		bind.wr_id = MW_BIND_ID;
+		bind.send_flags = IBV_SEND_SIGNALED;
+		bind.bind_info = info;
+		err = ibv_bind_mw(qp, r->mw, &bind);
+	} else {
+		mw_bind_wr(&wr, r->mw, &info, MW_BIND_ID);
+		err = ibv_post_send(qp, &wr, &bad);
+		if (!err)
+			r->mw->rkey = wr.bind_mw.rkey;
+	}
+	if (err) {
+		fail(v, "bind_mw", "posting the bind: %s", strerror(err));
+		return -1;
+	}
+	return local_cqe(v, r, MW_BIND_ID, "bind_mw");
+}
+
+/* err.write_mw_local_inv: the server invalidates its type 2 window. */
+static int mw_local_inv(struct verify *v, struct res *r)
+{
+	struct ibv_send_wr wr, *bad = NULL;
+	int err;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = MW_INV_ID;
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = r->mw->rkey;
+	err = ibv_post_send(r->qp, &wr, &bad);
+	if (err) {
+		fail(v, "local_inv", "ibv_post_send: %s", strerror(err));
+		return -1;
+	}
+	return local_cqe(v, r, MW_INV_ID, "local_inv");
+}
+
+/*
+ * err.write_mw_other_qp: a second QP of the same PD, connected like the
+ * first, through which the server binds its type 2 window.
+ */
+static struct ibv_qp *binder_qp(struct verify *v, const struct tdesc *t,
+				struct res *r)
+{
+	struct ibv_qp_init_attr ia;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = r->scq;
+	ia.recv_cq = r->rcq;
+	ia.qp_type = IBV_QPT_RC;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 1;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	r->qp2 = ibv_create_qp(v->pd, &ia);
+	if (!r->qp2) {
+		fail(v, "qp2", "ibv_create_qp: %s", strerror(errno));
+		return NULL;
+	}
+	return qp_to_rts(v, t, r, r->qp2) ? NULL : r->qp2;
+}
+
+/*
+ * The server's window for the memory-window tests, over the alternate MR
+ * (which grants no remote access itself): bound with remote write only,
+ * over part of the MR, through another QP, then invalidated or unbound, as
+ * the test says.  Return: the rkey for the client, 0 on failure.
+ */
+static __u32 mw_prepare(struct verify *v, const struct tdesc *t,
+			struct res *r)
+{
+	unsigned int acc = IBV_ACCESS_REMOTE_WRITE;
+	size_t off = 0, len = r->alt_len;
+	struct ibv_qp *qp = r->qp;
+	int err;
+
+	group_begin(v);
+	if (t->op == ERR_MW_OOB) {
+		off = MW_WIN_OFF;
+		len = MW_WIN_LEN;
+		acc |= IBV_ACCESS_REMOTE_READ;
+	}
+	if (t->op == ERR_MW_OTHER_QP)
+		qp = binder_qp(v, t, r);
+	err = !qp || mw_bind(v, r, qp, off, len, acc);
+	if (!err && t->op == ERR_MW_LOCAL_INV)
+		err = mw_local_inv(v, r);
+	/* the zero-length bind gives the window a new key: the client
+	 * uses that one, so only the unbinding can stop it
+	 */
+	if (!err && t->op == ERR_MW_UNBOUND)
+		err = mw_bind(v, r, qp, 0, 0, acc);
+	/* a zero-length send: the main MR stays as it is */
+	if (!err && t->op == ERR_MW_SEND_INV)
+		err = post_recv(v, r, RECV_ID_BASE, NULL, 0);
+	group_end(v, "mw-setup");
+	return err ? 0 : r->mw->rkey;
+}
+
+/*
+ * err.write_mw_send_inv: the client invalidates the server's window with
+ * a zero-length SEND_WITH_INV, and both wait until the server's receive
+ * completed with IBV_WC_WITH_INV, before the client writes through it.
+ */
+static void mw_send_inv_client(struct verify *v, struct res *r, __u32 rkey)
+{
+	struct ibv_send_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = MW_INV_ID;
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = rkey;
+	group_begin(v);
+	if (!post_send(v, r, &wr))
+		local_cqe(v, r, MW_INV_ID, "send_inv");
+	group_end(v, "send-inv");
+	xsync(v, TAG_INVALIDATED);
+}
+
+/*
+ * The receive says that it invalidated the window, in IBV_WC_WITH_INV or
+ * in the kernel's bit for it, which soft RoCE drivers pass through.
+ */
+static void check_inv_flag(struct verify *v, const struct ibv_wc *wc,
+			   __u32 rkey)
+{
+	if (!(wc->wc_flags & (IBV_WC_WITH_INV | KERNEL_WC_WITH_INV))) {
+		fail(v, "recv-cqe[0].wc_flags",
+		     "expected IBV_WC_WITH_INV got %#x", wc->wc_flags);
+		return;
+	}
+	if (!(wc->wc_flags & IBV_WC_WITH_INV))
+		note(v, "wc_flags %#x: the kernel's IB_WC_WITH_INVALIDATE bit, not IBV_WC_WITH_INV",
+		     wc->wc_flags);
+	expect_u64(v, "recv-cqe[0].invalidated_rkey", rkey,
+		   wc->invalidated_rkey);
+}
+
+static void mw_send_inv_server(struct verify *v, const struct tdesc *t,
+			       struct res *r, __u32 rkey)
+{
+	struct wc_exp e = {
+		.status = IBV_WC_SUCCESS,
+		.opcode = IBV_WC_RECV,
+		.wr_id = RECV_ID_BASE,
+		.byte_len = 0,
+		.qp_num = r->me.qpn,
+		.src_qp = -1,
+	};
+	struct ibv_wc wc;
+
+	group_begin(v);
+	if (poll_cq(r->rcq, &wc, 1, t->timeout_ms) != 1) {
+		fail(v, "recv-cqe", "expected 1 completion got 0 within %u ms",
+		     t->timeout_ms);
+	} else {
+		check_wc(v, "recv-cqe", 0, &wc, &e);
+		if (wc.status == IBV_WC_SUCCESS)
+			check_inv_flag(v, &wc, rkey);
+	}
+	group_end(v, "send-inv-recv-cqe");
+	xsync(v, TAG_INVALIDATED);
+}
+
+/*
+ * An invalidated or unbound window is bound to no MR: the alternate MR
+ * must deregister while the window still exists.
+ */
+static void mr_dereg_unbound(struct verify *v, struct res *r)
+{
+	int err;
+
+	group_begin(v);
+	err = ibv_dereg_mr(r->alt);
+	if (err)
+		fail(v, "dereg", "ibv_dereg_mr with its window invalid: %s",
+		     strerror(err));
+	else
+		r->alt = NULL;
+	group_end(v, "dereg-unbound-mr");
+}
+
 static void error_server(struct verify *v, const struct tdesc *t,
 			 struct res *r)
 {
@@ -1704,9 +2018,13 @@ static void error_server(struct verify *v, const struct tdesc *t,
 	}
 	if (t->op == ERR_MW_DEALLOC)
 		mw_rkey = mw_stale_rkey(v, r);
+	if (is_mw_remote(t->op))
+		mw_rkey = mw_prepare(v, t, r);
 	xsync(v, TAG_READY);
-	if (t->op == ERR_MW_DEALLOC)
+	if (t->op == ERR_MW_DEALLOC || is_mw_remote(t->op))
 		xchg_u32(v, mw_rkey);
+	if (t->op == ERR_MW_SEND_INV)
+		mw_send_inv_server(v, t, r, mw_rkey);
 	xsync(v, TAG_DONE);
 	if (t->op == ERR_TOO_LONG) {
 		expect_cqes(v, "recv-cqe", r->rcq, 2, e, t->timeout_ms, NULL);
@@ -1726,6 +2044,28 @@ static void error_server(struct verify *v, const struct tdesc *t,
 		r->snap + r->stride + skip, r->len - r->stride - skip);
 	compare(v, "alt-mr", r->alt_buf, r->alt_snap, r->alt_len);
 	group_end(v, "target-unchanged");
+	if (t->op == ERR_MW_LOCAL_INV || t->op == ERR_MW_SEND_INV ||
+	    t->op == ERR_MW_UNBOUND)
+		mr_dereg_unbound(v, r);
+}
+
+/* The client's bind that must fail: each breaks one rule of binding. */
+static void bind_err_wr(const struct tdesc *t, struct res *r,
+			struct ibv_send_wr *wr)
+{
+	struct ibv_mw_bind_info info = {
+		.mr = r->alt,
+		.addr = (uintptr_t)r->alt_buf,
+		.length = r->alt_len,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+
+	/* the window must lie within the MR */
+	if (t->op == ERR_BIND_OOB) {
+		info.addr += r->alt_len - ERR_LEN / 2;
+		info.length = ERR_LEN;
+	}
+	mw_bind_wr(wr, r->mw, &info, 1);
 }
 
 static void error_wr(const struct tdesc *t, struct res *r,
@@ -1754,11 +2094,21 @@ static void error_wr(const struct tdesc *t, struct res *r,
 	case ERR_OTHER_PD:
 	case ERR_DEREG_WRITE:
 	case ERR_MW_DEALLOC:
+	case ERR_MW_LOCAL_INV:
+	case ERR_MW_SEND_INV:
+	case ERR_MW_OTHER_QP:
+	case ERR_MW_UNBOUND:
 		wr->wr.rdma.remote_addr = r->peer.alt_addr;
 		wr->wr.rdma.rkey = r->peer.alt_rkey;
 		break;
+	case ERR_MW_OOB:
+		/* straddles the end of the window, inside the MR */
+		wr->wr.rdma.remote_addr = r->peer.alt_addr + MW_WIN_OFF +
+					  MW_WIN_LEN - ERR_LEN / 2;
+		break;
 	case ERR_NO_READ:
 	case ERR_DEREG_READ:
+	case ERR_MW_NO_READ:
 		wr->opcode = IBV_WR_RDMA_READ;
 		wr->wr.rdma.remote_addr = r->peer.alt_addr;
 		wr->wr.rdma.rkey = r->peer.alt_rkey;
@@ -1782,6 +2132,8 @@ static void error_wr(const struct tdesc *t, struct res *r,
 		wr->opcode = IBV_WR_SEND;
 		break;
 	default:
+		if (is_bind_err(t->op))
+			bind_err_wr(t, r, wr);
 		break;
 	}
 }
@@ -1819,9 +2171,17 @@ static void error_client(struct verify *v, const struct tdesc *t,
 	memcpy(r->snap, r->buf, r->len);
 	xsync(v, TAG_READY);
 
+	if (t->op == ERR_BIND_BOUND) {
+		/* a bound type 2 window must be invalidated before a bind */
+		group_begin(v);
+		mw_bind(v, r, r->qp, 0, r->alt_len, IBV_ACCESS_REMOTE_WRITE);
+		group_end(v, "mw-setup");
+	}
 	error_wr(t, r, &wr, &sge);
-	if (t->op == ERR_MW_DEALLOC)
+	if (t->op == ERR_MW_DEALLOC || is_mw_remote(t->op))
 		wr.wr.rdma.rkey = xchg_u32(v, 0);
+	if (t->op == ERR_MW_SEND_INV)
+		mw_send_inv_client(v, r, wr.wr.rdma.rkey);
 	err = ibv_post_send(r->qp, &wr, &bad);
 	if (err) {
 		group_begin(v);
@@ -1997,6 +2357,17 @@ static void build_tests(struct verify *v, unsigned int ud_max)
 
 static const char *skip_reason(struct verify *v, const struct tdesc *t)
 {
+	unsigned int type2 = IBV_DEVICE_MEM_WINDOW_TYPE_2A |
+			     IBV_DEVICE_MEM_WINDOW_TYPE_2B;
+	int mw = t->op == ERR_MW_DEALLOC || is_mw_remote(t->op) ||
+		 is_bind_err(t->op);
+
+	if (mw && !(v->dattr.device_cap_flags & IBV_DEVICE_MEM_WINDOW))
+		return "device has no memory windows";
+	if ((mw_type(t->op, 0) == IBV_MW_TYPE_2 ||
+	     mw_type(t->op, 1) == IBV_MW_TYPE_2) &&
+	    !(v->dattr.device_cap_flags & type2))
+		return "device has no type 2 memory windows";
 	if ((t->op == OP_CAS || t->op == OP_FAA || t->op == ERR_MISALIGNED) &&
 	    v->dattr.atomic_cap == IBV_ATOMIC_NONE)
 		return "device has no atomics (atomic_cap NONE)";

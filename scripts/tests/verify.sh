@@ -9,7 +9,15 @@
 # MR (write and read), a deallocated memory window, misaligned atomic,
 # bad lkey, receive buffer too small, RNR and transport retries exceeded,
 # flushing); every forbidden access leaves the target memory unchanged
-# byte for byte.
+# byte for byte.  Memory-window binding rules: a read through a window
+# bound for remote write only, a write past the end of a window (inside
+# its MR), writes through a type 2 window after LOCAL_INV, after the
+# client's SEND_WITH_INV and through a QP other than the one it was bound
+# through, a write through a type 1 window unbound by a zero-length bind
+# (REM_ACCESS_ERR; an invalidated or unbound window's MR must then
+# deregister), and binds that must fail with MW_BIND_ERR: to an MR
+# without MW_BIND, with remote write to an MR without local write, past
+# the end of the MR, of a type 2 window already bound.
 # Server on guest b, client on guest a, one run per QP type: RC, UC, UD.
 # Pass: irn_verify exits 0 on both guests for every type (the client's
 # exit status also reflects the server's failed checks).
@@ -24,6 +32,11 @@
 #                         REM_INV_REQ_ERR (requester) and LOC_LEN_ERR
 #                         (receive WQE); rxe gives REM_OP_ERR and
 #                         LOC_QP_OP_ERR
+#   rc.err.write_mw_out_of_window
+#                         a write past the end of a memory window but
+#                         inside its MR: rxe checks the MR's bounds, not
+#                         the window's, and lets it through (every check
+#                         of the test fails, on both sides)
 #
 # Environment:
 #   IRN_VERIFY_TYPES  QP types, in order (default "rc uc ud")
@@ -51,7 +64,7 @@ EXTRA=(--timeout 10)
 read -r -a USER_ARGS <<<"${IRN_VERIFY_ARGS:-}"
 KNOWN=()
 if [[ $IRN_DRIVER == rxe ]]; then
-	KNOWN=(--known "rc.err.send_bad_lkey/send-cqe?0?.status,rc.err.send_too_long/send-cqe?0?.status,rc.err.send_too_long/recv-cqe?0?.status")
+	KNOWN=(--known "rc.err.send_bad_lkey/send-cqe?0?.status,rc.err.send_too_long/send-cqe?0?.status,rc.err.send_too_long/recv-cqe?0?.status,rc.err.write_mw_out_of_window/*")
 fi
 if [[ -n $LOSS ]]; then
 	TYPES=${IRN_VERIFY_TYPES:-rc}
