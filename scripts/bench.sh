@@ -7,7 +7,8 @@
 #
 #   scripts/bench.sh [--netem "COND[;COND...]"] [--seconds N]
 #                    [--workloads "write_bw read_bw send_bw write_lat send_lat"]
-#                    (also nvme_randread nvme_randwrite: NVMe-oF + fio)
+#                    (also atomic_bw: ib_atomic_bw; nvme_randread
+#                    nvme_randwrite: NVMe-oF + fio)
 #                    [--drivers "rxe irn-gbn irn"] [--out DIR]
 #
 # Drivers: rxe (stock), irn-gbn (irn, standard go-back-N), irn (irn, auto:
@@ -29,7 +30,7 @@ NETEM="" SECONDS_PER=4 DRIVERS="rxe irn-gbn irn" OUT=""
 WORKLOADS="write_bw read_bw send_bw write_lat send_lat"
 
 usage() {
-	sed -n '4,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -98,7 +99,7 @@ report() {
 				}
 			}
 		}
-		print "\n(bandwidth in MB/s, nvme_* (NVMe-oF fio 4k iodepth 16) in IOPS, latency in microseconds; %own: of the same driver on the first condition; for latency lower is better)"
+		print "\n(bandwidth in MB/s, atomic_bw in operations/s, nvme_* (NVMe-oF fio 4k iodepth 16) in IOPS, latency in microseconds; %own: of the same driver on the first condition; for latency lower is better)"
 	}' "$csv"
 }
 

@@ -164,6 +164,7 @@ workload_cmd() {
 	read_bw) echo "ib_read_bw -s 65536 -D $secs" ;;
 	send_bw) echo "ib_send_bw -s 65536 -D $secs" ;;
 	write_bw_q4) echo "ib_write_bw -s 65536 -D $secs -q 4" ;;
+	atomic_bw) echo "ib_atomic_bw -D $secs" ;;
 	write_lat) echo "ib_write_lat -s 64 -n 300" ;;
 	send_lat) echo "ib_send_lat -s 64 -n 300" ;;
 	nvme_randread | nvme_randwrite) echo "$1" ;;
@@ -233,6 +234,9 @@ run_one() {
 	if [[ $name == *_lat ]]; then
 		typ=$(awk '{ print $5 }' <<<"$line")
 		p99=$(awk '{ print $8 }' <<<"$line")
+	elif [[ $name == atomic_bw ]]; then
+		# 8-byte operations: the message rate (Mpps) as operations/s
+		bw=$(awk '{ printf "%.0f", $5 * 1000000 }' <<<"$line")
 	else
 		bw=$(awk '{ print $4 }' <<<"$line")
 	fi
