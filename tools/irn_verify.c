@@ -229,6 +229,7 @@ struct verify {
 	int data_only;
 	int errors_only;
 	unsigned int timeout_ms;
+	unsigned int ack_timeout;	/* the RC QPs' local ACK timeout */
 	int is_server;
 
 	int sock;
@@ -959,7 +960,7 @@ static int qp_to_rts(struct verify *v, const struct tdesc *t, struct res *r,
 	a.sq_psn = r->me.psn;
 	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
 	if (t->qp_type == IBV_QPT_RC) {
-		a.timeout = 14;
+		a.timeout = v->ack_timeout;
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
 		a.max_rd_atomic = 4;
@@ -2515,6 +2516,9 @@ static void print_usage(int rc)
 		"      --data-only      skip the error-path tests\n"
 		"      --errors-only    only the error-path tests\n"
 		"      --timeout SEC    per completion batch (default 30)\n"
+		"      --ack-timeout N  RC local ACK timeout, 4.096 us * 2^N\n"
+		"                       (default 14; 7 retries of it without\n"
+		"                       progress fail a request)\n"
 		"      --ud-max N       UD size limit for --list (default 1024)\n");
 	exit(rc);
 }
@@ -2572,6 +2576,7 @@ static void parse_args(struct verify *v, int argc, char **argv)
 		{ "data-only", no_argument, NULL, 'D' },
 		{ "errors-only", no_argument, NULL, 'E' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "ack-timeout", required_argument, NULL, 'A' },
 		{ "ud-max", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -2584,6 +2589,7 @@ static void parse_args(struct verify *v, int argc, char **argv)
 	v->iters = 4;
 	v->seed = 1;
 	v->timeout_ms = 30000;
+	v->ack_timeout = 14;
 	v->mtu = 1024;
 	parse_sizes(v, "0,1,3,4,63,1024,1025,4096,65536,1048576");
 	while ((c = getopt_long(argc, argv, "d:g:p:t:s:n:h", opts, NULL)) != -1) {
@@ -2630,6 +2636,11 @@ static void parse_args(struct verify *v, int argc, char **argv)
 			break;
 		case 'T':
 			v->timeout_ms = strtoul(optarg, NULL, 0) * 1000;
+			break;
+		case 'A':
+			v->ack_timeout = strtoul(optarg, NULL, 0);
+			if (v->ack_timeout < 1 || v->ack_timeout > 31)
+				print_usage(2);
 			break;
 		case 'U':
 			v->mtu = strtoul(optarg, NULL, 0);
