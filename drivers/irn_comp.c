@@ -365,7 +365,8 @@ static bool sacked(const struct sack_view *sv, u32 psn)
 /*
  * Mark the send and write PSNs up to @cum delivered, and those after it
  * that @sv names.  Reads and atomics are left to their responses; a read
- * request @sv names is only seen (the responder holds it).
+ * or atomic request @sv names is only seen (the responder holds it), and
+ * one that @cum passes has been executed, its replies sent.
  * Return: an RTT sample from the newest PSN this newly marked, 0 for none.
  */
 static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
@@ -381,14 +382,17 @@ static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 	for (i = qp->comp.head; i != next + 1; i++) {
 		struct irn_swqe *w = irn_qp_wqe_in_flight(qp, i, next);
 
-		/* A read request is seen only if it was sent at all. */
-		if (w && w->opcode == IB_WR_RDMA_READ && sv &&
-		    irn_psn_before(w->first_psn, sent) &&
+		/* A request is seen only if it was sent at all. */
+		if (w && (w->opcode == IB_WR_RDMA_READ || is_atomic_wqe(w)) &&
+		    sv && irn_psn_before(w->first_psn, sent) &&
 		    sacked(sv, w->first_psn))
 			irn_sb_seen(sb, w->first_psn,
 				    irn_psn_before(w->last_psn, sent) ?
 				    wqe_psns(w) : irn_psn_diff(sent, w->first_psn),
 				    true);
+		if (w && (w->opcode == IB_WR_RDMA_READ || is_atomic_wqe(w)) &&
+		    !irn_psn_after(w->last_psn, cum))
+			irn_sb_executed(sb, w->first_psn, wqe_psns(w), now);
 		if (!w || w->rd_credit)
 			continue;
 		psn = irn_psn_before(w->first_psn, sb->una) ? sb->una :
@@ -553,11 +557,11 @@ static void irn_deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 	spin_lock_bh(&qp->irn.sb_lock);
 	/* The responder executed everything before the read or atomic. */
 	mark_acked(qp, irn_psn_add(w->first_psn, -1), NULL);
-	if (w->opcode == IB_WR_RDMA_READ) {
+	if (w->opcode == IB_WR_RDMA_READ || is_atomic_wqe(w))
 		irn_sb_seen(&qp->irn.sb, w->first_psn, wqe_psns(w), false);
+	if (w->opcode == IB_WR_RDMA_READ)
 		irn_sb_overtaken(&qp->irn.sb, w->first_psn, psn,
 				 ktime_get_ns());
-	}
 	irn_sb_mark_reply(&qp->irn.sb, psn);
 	spin_unlock_bh(&qp->irn.sb_lock);
 	irn_advance(qp);

@@ -22,9 +22,10 @@
  * A send or write is placed wherever its PSN falls in the receiver window
  * and recorded there; completions, the MSN and the expected PSN then move
  * over the window in order.  Reads and atomics are executed in order only
- * (a read must see every earlier write), so one that arrives early is
- * dropped and asked for again.  Every request that arrives out of order is
- * answered by an ACK carrying a SACK of the window.
+ * (they must see every earlier write): one that arrives early is held in
+ * the window, and runs when the window drains up to it.  Every request
+ * that arrives out of order is answered by an ACK carrying a SACK of the
+ * window.
  */
 
 #include <linux/ip.h>
@@ -54,7 +55,7 @@ enum resp_state {
 	RESP_CHECK_PSN,
 	RESP_IRN_CHECK,
 	RESP_IRN_PLACE,
-	RESP_IRN_HOLD_READ,
+	RESP_IRN_HOLD,
 	RESP_CHECK_SEQ,
 	RESP_CHECK_ACCESS,
 	RESP_SEND,
@@ -520,45 +521,67 @@ static void send_atomic_ack(struct irn_qp *qp, u32 psn, u64 orig)
 	irn_xmit(qp->dev, &qp->av, skb);
 }
 
-static enum resp_state do_atomic(struct resp_ctx *c)
+/*
+ * Execute the atomic at @psn: @opcode (IB_OPCODE_RC_COMPARE_SWAP or
+ * FETCH_ADD) on the 8 bytes at @va that @rkey must grant atomic access to;
+ * keep the original value for a duplicate of the request, and send it.
+ * The caller has counted the request in the MSN.
+ * Return: 0, -EINVAL if @va is misaligned, -EACCES if @rkey grants no
+ * such access.
+ */
+static int execute_atomic(struct irn_qp *qp, u32 psn, u8 opcode, u32 rkey,
+			  u64 va, u64 swap_add, u64 compare)
 {
-	struct irn_qp *qp = c->qp;
-	struct irn_atmeth *atm = ext_hdr(c, IRN_HDR_ATMETH);
-	u64 va = get_unaligned_be64(&atm->va);
 	struct irn_resp_res *res;
 	struct irn_mr *mr;
 	u64 *addr, orig;
 
-	if (!qp->max_dest_rd_atomic)
-		return bad_request(c);
 	if (va & 7)
-		return bad_request(c);
-	mr = get_rkey(qp, get_unaligned_be32(&atm->rkey),
-		      IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64));
+		return -EINVAL;
+	mr = get_rkey(qp, rkey, IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64));
 	if (!mr)
-		return rkey_error(c);
+		return -EACCES;
 	addr = irn_mr_atomic_addr(mr, va);
 	spin_lock_bh(&qp->dev->atomic_lock);
 	orig = *addr;
-	if (c->pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP) {
-		if (orig == get_unaligned_be64(&atm->compare))
-			*addr = get_unaligned_be64(&atm->swap_add);
+	if (opcode == IB_OPCODE_RC_COMPARE_SWAP) {
+		if (orig == compare)
+			*addr = swap_add;
 	} else {
-		*addr = orig + get_unaligned_be64(&atm->swap_add);
+		*addr = orig + swap_add;
 	}
 	spin_unlock_bh(&qp->dev->atomic_lock);
 	irn_mr_put(mr);
 
 	/* Kept so that a duplicate request gets the same answer. */
 	res = &qp->resp.res[qp->resp.res_head++ % IRN_MAX_RD_ATOMIC];
-	res->opcode = c->pkt->opcode;
-	res->first_psn = c->pkt->psn;
+	res->opcode = opcode;
+	res->first_psn = psn;
 	res->atomic_orig = orig;
+	send_atomic_ack(qp, psn, orig);
+	return 0;
+}
 
+static enum resp_state do_atomic(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+	struct irn_atmeth *atm = ext_hdr(c, IRN_HDR_ATMETH);
+	int err;
+
+	if (!qp->max_dest_rd_atomic)
+		return bad_request(c);
 	qp->resp.epsn = irn_psn_add(c->pkt->psn, 1);
 	qp->resp.msn++;
-	send_atomic_ack(qp, c->pkt->psn, orig);
-	return RESP_DONE;
+	err = execute_atomic(qp, c->pkt->psn, c->pkt->opcode,
+			     get_unaligned_be32(&atm->rkey),
+			     get_unaligned_be64(&atm->va),
+			     get_unaligned_be64(&atm->swap_add),
+			     get_unaligned_be64(&atm->compare));
+	if (!err)
+		return RESP_DONE;
+	qp->resp.epsn = c->pkt->psn;
+	qp->resp.msn--;
+	return err == -EINVAL ? bad_request(c) : rkey_error(c);
 }
 
 static enum resp_state do_duplicate(struct resp_ctx *c)
@@ -639,11 +662,6 @@ static enum resp_state irn_check(struct resp_ctx *c)
 	}
 	if (pkt->flags & (IRN_OP_READ | IRN_OP_ATOMIC) && !diff)
 		return RESP_CHECK_ACCESS;
-	if (pkt->flags & IRN_OP_ATOMIC) {
-		irn_dev_count(qp->dev, IRN_CNT_OOO_DROPPED);
-		c->sack = true;
-		return RESP_DONE;
-	}
 	switch (irn_rxwin_check(&qp->resp.win, qp->resp.epsn, pkt->psn)) {
 	case IRN_RXW_OUTSIDE:
 		irn_dev_count(qp->dev, IRN_CNT_OOO_DROPPED);
@@ -656,8 +674,8 @@ static enum resp_state irn_check(struct resp_ctx *c)
 	case IRN_RXW_NEW:
 		break;
 	}
-	if (pkt->flags & IRN_OP_READ)
-		return RESP_IRN_HOLD_READ;
+	if (pkt->flags & (IRN_OP_READ | IRN_OP_ATOMIC))
+		return RESP_IRN_HOLD;
 	/* Full-MTU packets except the last of a message. */
 	if (pkt->paylen > qp->mtu ||
 	    (!(pkt->flags & IRN_OP_LAST) && pkt->paylen != qp->mtu))
@@ -799,25 +817,44 @@ static enum resp_state irn_place(struct resp_ctx *c)
 	return RESP_DONE;
 }
 
+/* What a read or atomic request ahead of a hole needs to run later. */
+static void held_request(struct resp_ctx *c, struct irn_rx_slot *slot)
+{
+	if (c->pkt->flags & IRN_OP_READ) {
+		struct irn_reth *reth = ext_hdr(c, IRN_HDR_RETH);
+
+		slot->flags = IRN_RX_READ;
+		slot->ex = be32_to_cpu(reth->rkey);
+		slot->va = be64_to_cpu(reth->va);
+		slot->len = be32_to_cpu(reth->len);
+	} else {
+		struct irn_atmeth *atm = ext_hdr(c, IRN_HDR_ATMETH);
+
+		slot->flags = IRN_RX_ATOMIC;
+		if (c->pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP)
+			slot->flags |= IRN_RX_CAS;
+		slot->ex = get_unaligned_be32(&atm->rkey);
+		slot->va = get_unaligned_be64(&atm->va);
+		slot->swap_add = get_unaligned_be64(&atm->swap_add);
+		slot->compare = get_unaligned_be64(&atm->compare);
+	}
+}
+
 /*
- * A read request ahead of a hole: keep it in the window, to run in order
- * when the hole is filled (a read must see every earlier write), and let
- * the SACK tell the requester that it arrived.
+ * A read or atomic request ahead of a hole: keep it in the window, to run
+ * in order when the hole is filled (it must see every earlier write), and
+ * let the SACK tell the requester that it arrived.
  */
-static enum resp_state irn_hold_read(struct resp_ctx *c)
+static enum resp_state irn_hold(struct resp_ctx *c)
 {
 	struct irn_qp *qp = c->qp;
-	struct irn_reth *reth = ext_hdr(c, IRN_HDR_RETH);
-	struct irn_rx_slot slot = {
-		.flags	= IRN_RX_READ,
-		.ex	= be32_to_cpu(reth->rkey),
-		.len	= be32_to_cpu(reth->len),
-		.va	= be64_to_cpu(reth->va),
-	};
+	int need = c->pkt->flags & IRN_OP_READ ? IB_ACCESS_REMOTE_READ :
+						 IB_ACCESS_REMOTE_ATOMIC;
+	struct irn_rx_slot slot = {};
 
-	if (!qp->max_dest_rd_atomic ||
-	    !(qp->access & IB_ACCESS_REMOTE_READ))
+	if (!qp->max_dest_rd_atomic || !(qp->access & need))
 		return irn_reject(c, IRN_NAK_INVALID_REQ);
+	held_request(c, &slot);
 	irn_rxwin_put(&qp->resp.win, c->pkt->psn, &slot);
 	irn_dev_count(qp->dev, IRN_CNT_OOO_PLACED);
 	trace_irn_ooo_placed(irn_qp_num(qp), c->pkt->psn,
@@ -839,6 +876,24 @@ static void irn_run_read(struct irn_qp *qp, const struct irn_rx_slot *slot)
 		send_ack(qp, IRN_AETH_NAK | IRN_NAK_REM_ACCESS, psn);
 		irn_qp_error(qp);
 	}
+}
+
+/* A held atomic request is next in order: execute it now. */
+static void irn_run_atomic(struct irn_qp *qp, const struct irn_rx_slot *slot)
+{
+	u32 psn = irn_psn_add(qp->resp.epsn, -1);
+	u8 opcode = slot->flags & IRN_RX_CAS ? IB_OPCODE_RC_COMPARE_SWAP :
+					       IB_OPCODE_RC_FETCH_ADD;
+	int err;
+
+	qp->resp.msn++;
+	err = execute_atomic(qp, psn, opcode, slot->ex, slot->va,
+			     slot->swap_add, slot->compare);
+	if (!err)
+		return;
+	send_ack(qp, IRN_AETH_NAK | (err == -EINVAL ? IRN_NAK_INVALID_REQ :
+						      IRN_NAK_REM_ACCESS), psn);
+	irn_qp_error(qp);
 }
 
 /* The message ending at @slot has arrived, and all before it: report it. */
@@ -892,6 +947,10 @@ static void irn_drain(struct resp_ctx *c)
 		n++;
 		if (slot.flags & IRN_RX_READ) {
 			irn_run_read(qp, &slot);
+			continue;
+		}
+		if (slot.flags & IRN_RX_ATOMIC) {
+			irn_run_atomic(qp, &slot);
 			continue;
 		}
 		if (!(slot.flags & IRN_RX_LAST))
@@ -1008,8 +1067,8 @@ static void handle_request(struct irn_qp *qp, struct sk_buff *skb)
 		case RESP_IRN_PLACE:
 			state = irn_place(&c);
 			break;
-		case RESP_IRN_HOLD_READ:
-			state = irn_hold_read(&c);
+		case RESP_IRN_HOLD:
+			state = irn_hold(&c);
 			break;
 		case RESP_CHECK_SEQ:
 			state = check_seq(&c);

@@ -191,6 +191,32 @@ void irn_sb_seen(struct irn_sb *sb, u32 psn, u32 n, bool seen)
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_seen);
 
 /**
+ * irn_sb_executed() - the responder executed a held read or atomic request
+ * @sb: scoreboard
+ * @psn: the request's first PSN
+ * @n: its PSNs
+ * @now_ns: when that became known
+ *
+ * An acknowledgment passed the request, so the responder has sent all of
+ * its replies.  The PSNs that were only seen (held) and have no reply yet
+ * are no longer waiting on the responder: their replies were lost or are
+ * late, and their reordering clock starts now, after which the usual
+ * rules find them lost.  Each is stamped once: its seen mark goes.
+ *
+ * Context: the completer, under the QP's scoreboard lock.
+ */
+void irn_sb_executed(struct irn_sb *sb, u32 psn, u32 n, u64 now_ns)
+{
+	for (; n; n--, psn = irn_psn_add(psn, 1)) {
+		if (!is_seen(sb, psn) || irn_sb_test(sb, psn))
+			continue;
+		__clear_bit(bit(sb, psn), sb->seen);
+		WRITE_ONCE(sb->sent_ns[bit(sb, psn)], now_ns);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_executed);
+
+/**
  * irn_sb_first_missing() - the end of the delivered run that starts at una
  * @sb: scoreboard
  *

@@ -6,8 +6,8 @@
  * in order or not, and records it here; completions and the cumulative
  * acknowledgment then move over the window strictly in PSN order, so
  * receive completions appear only when a message and every message before
- * it has fully arrived.  Read requests wait here too, and run when the
- * window reaches them.  Pure bookkeeping, tested by KUnit.
+ * it has fully arrived.  Read and atomic requests wait here too, and run
+ * when the window reaches them.  Pure bookkeeping, tested by KUnit.
  */
 #ifndef _IRN_RXWIN_H
 #define _IRN_RXWIN_H
@@ -23,23 +23,34 @@ enum irn_rx_slot_flags {
 	IRN_RX_INV	= BIT(4),	/* @ex is an rkey to invalidate */
 	IRN_RX_SE	= BIT(5),	/* solicited event */
 	IRN_RX_READ	= BIT(6),	/* a read request, executed in order */
+	IRN_RX_ATOMIC	= BIT(7),	/* an atomic request, likewise */
+	IRN_RX_CAS	= BIT(8),	/* ... a compare-and-swap */
 };
 
 /**
- * struct irn_rx_slot - a placed packet
+ * struct irn_rx_slot - a placed packet, or a held read or atomic request
  * @flags: enum irn_rx_slot_flags
- * @ex: immediate data (wire order), rkey to invalidate, or a read's rkey
+ * @ex: immediate data (wire order), rkey to invalidate, or a read's or
+ *	atomic's rkey
+ * @va: a read's or atomic's address
  * @len: message length so far, i.e. offset + payload of this packet; or
  *	 a read's length
  * @rsn: receive sequence number of its message
- * @va: a read's address
+ * @swap_add: an atomic's swap or add operand
+ * @compare: a compare-and-swap's compare operand
  */
 struct irn_rx_slot {
 	u32	flags;
 	u32	ex;
-	u32	len;
-	u32	rsn;
 	u64	va;
+	union {
+		struct {
+			u32	len;
+			u32	rsn;
+		};
+		u64	swap_add;
+	};
+	u64	compare;
 };
 
 /**

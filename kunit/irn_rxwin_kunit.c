@@ -54,12 +54,17 @@ static void irn_test_rxwin_sack_bits(struct kunit *test)
 /*
  * An in-order read moves the expected PSN over its responses' PSNs: what
  * was placed there is forgotten, what lies beyond is kept, and a held
- * read keeps its address, key and length.
+ * read keeps its address, key and length, a held compare-and-swap its
+ * address, key and both operands.
  */
 static void irn_test_rxwin_skip(struct kunit *test)
 {
 	struct irn_rx_slot slot = { .flags = IRN_RX_READ, .ex = 0x1234,
 				    .len = 5000, .va = 0xfeedface0000ULL };
+	struct irn_rx_slot cas = { .flags = IRN_RX_ATOMIC | IRN_RX_CAS,
+				   .ex = 0x5678, .va = 0xfeedface0008ULL,
+				   .swap_add = 0x0123456789abcdefULL,
+				   .compare = 0xfedcba9876543210ULL };
 	u32 epsn = irn_psn_add(IRN_PSN_MASK, -1);
 	struct irn_rx_slot out;
 	struct irn_rxwin w;
@@ -68,8 +73,9 @@ static void irn_test_rxwin_skip(struct kunit *test)
 	irn_rxwin_put(&w, irn_psn_add(epsn, 1), &slot);
 	irn_rxwin_put(&w, irn_psn_add(epsn, 2), &slot);
 	irn_rxwin_put(&w, irn_psn_add(epsn, 3), &slot);
+	irn_rxwin_put(&w, irn_psn_add(epsn, 4), &cas);
 	irn_rxwin_skip(&w, epsn, 3);
-	KUNIT_EXPECT_EQ(test, w.placed, 1U);
+	KUNIT_EXPECT_EQ(test, w.placed, 2U);
 	KUNIT_EXPECT_EQ(test, irn_rxwin_check(&w, epsn, irn_psn_add(epsn, 2)),
 			IRN_RXW_NEW);
 	KUNIT_EXPECT_TRUE(test, irn_rxwin_pop(&w, irn_psn_add(epsn, 3), &out));
@@ -77,6 +83,12 @@ static void irn_test_rxwin_skip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.ex, 0x1234U);
 	KUNIT_EXPECT_EQ(test, out.len, 5000U);
 	KUNIT_EXPECT_EQ(test, out.va, 0xfeedface0000ULL);
+	KUNIT_EXPECT_TRUE(test, irn_rxwin_pop(&w, irn_psn_add(epsn, 4), &out));
+	KUNIT_EXPECT_EQ(test, out.flags, (u32)(IRN_RX_ATOMIC | IRN_RX_CAS));
+	KUNIT_EXPECT_EQ(test, out.ex, 0x5678U);
+	KUNIT_EXPECT_EQ(test, out.va, 0xfeedface0008ULL);
+	KUNIT_EXPECT_EQ(test, out.swap_add, 0x0123456789abcdefULL);
+	KUNIT_EXPECT_EQ(test, out.compare, 0xfedcba9876543210ULL);
 	/* Skipping a window or more forgets everything. */
 	irn_rxwin_put(&w, irn_psn_add(epsn, 70), &slot);
 	irn_rxwin_skip(&w, epsn, 1000);

@@ -29,6 +29,7 @@ enum sb_op {
 	OVERTAKEN,	/* PSNs from 0 to PSN overtaken at time n */
 	SEEN,		/* a SACK names the read at PSN of n PSNs */
 	ANSWERED,	/* the read at PSN of n PSNs got a response */
+	EXECUTED,	/* an ACK passed the atomic at PSN, at time n */
 };
 
 struct sb_step {
@@ -121,6 +122,19 @@ static const struct sb_script scripts[] = {
 		{ SENT, 0, 20 }, { SENT, 5, 21 }, { CLOCK, 0, 25 }, { NONE },
 		{ MARK, 5 }, { CLOCK, 0, 29 }, { NONE }, { RIPE, 0, 30 },
 		{ CLOCK, 0, 30 }, { LOST, 0 }, { NONE } } },
+	/*
+	 * An atomic held (seen) ahead of a hole, then executed with its
+	 * reply lost: once an ACK passes it, its reordering clock starts,
+	 * once, and later deliveries find it lost.
+	 */
+	{ "held_atomic_reply_lost", {
+		{ SENT, 0, 0 }, { SENT, 1, 0 }, { SENT, 2, 0 }, { SENT, 3, 0 },
+		{ SENT, 4, 0 }, { SEEN, 2, 1 }, { MARK, 3 }, { MARK, 4 },
+		{ MARK, 5 }, { CLOCK, 0, 50 }, { ISLOST, 2, 0 }, { MARK, 0 },
+		{ MARK, 1 }, { EXECUTED, 2, 100 }, { MARK, 6 },
+		{ CLOCK, 0, 105 }, { ISLOST, 2, 0 }, { EXECUTED, 2, 108 },
+		{ CLOCK, 0, 110 }, { ISLOST, 2, 1 }, { RECOVER, 7 },
+		{ LOST, 2 }, { NONE } } },
 	{ "advance_forgets", {
 		{ MARK, 3 }, { MARK, 4 }, { MARK, 5 }, { MARK, 6 },
 		{ ADVANCE, 7 }, { FIRST, 7 }, { NONE }, { ISLOST, 7, 0 } } },
@@ -221,6 +235,9 @@ static void irn_test_sb_script(struct kunit *test)
 			break;
 		case ANSWERED:
 			irn_sb_seen(&sb, at, s->n, false);
+			break;
+		case EXECUTED:
+			irn_sb_executed(&sb, at, 1, s->n);
 			break;
 		case END:
 			break;
