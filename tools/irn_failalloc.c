@@ -57,6 +57,8 @@
 #define BUF_LEN		(256 * 1024)
 #define XFER_LEN	(64 * 1024)
 #define SMALL_LEN	4096
+#define UD_LEN		256	/* within any path MTU */
+#define FIND_TRIES	50
 #define WAIT_MS		10000
 #define UD_RECV_MS	1000
 #define DEPTH		32
@@ -574,13 +576,13 @@ static int prep_ud(struct fa *fa, struct scene *s)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)fa->buf + XFER_LEN - GRH_LEN,
-		.length = GRH_LEN + SMALL_LEN,
+		.length = GRH_LEN + UD_LEN,
 		.lkey = fa->mr->lkey,
 	};
 	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
 	int err;
 
-	stage(fa, 0, XFER_LEN, SMALL_LEN);
+	stage(fa, 0, XFER_LEN, UD_LEN);
 	err = prep_cq(fa, s);
 	if (!err)
 		err = run_create_ah(fa, s);
@@ -599,7 +601,7 @@ static int run_ud_send(struct fa *fa, struct scene *s)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)fa->buf,
-		.length = SMALL_LEN,
+		.length = UD_LEN,
 		.lkey = fa->mr->lkey,
 	};
 	struct ibv_send_wr wr, *bad;
@@ -620,7 +622,6 @@ static int settle_ud(struct fa *fa, struct scene *s)
 {
 	int good = wait_cqes(fa, s->cq, 1, WAIT_MS);
 
-	(void)fa;
 	if (good < 0)
 		return -1;
 	wait_cqes(fa, s->cq, 1, UD_RECV_MS);
@@ -856,20 +857,37 @@ static void clean_round(struct fa *fa)
 	}
 }
 
+/*
+ * The device by name.  Listing devices takes netlink messages, which fail
+ * too while the caller makes skb allocations fail (-t): try again.
+ */
+static struct ibv_device *find_device(struct fa *fa)
+{
+	struct timespec pause = { 0, 100 * 1000 * 1000 };
+	int i, n, tries;
+
+	for (tries = 0; tries < FIND_TRIES; tries++) {
+		if (fa->list)
+			ibv_free_device_list(fa->list);
+		fa->list = ibv_get_device_list(&n);
+		for (i = 0; fa->list && i < n; i++)
+			if (!strcmp(ibv_get_device_name(fa->list[i]),
+				    fa->dev_name))
+				return fa->list[i];
+		nanosleep(&pause, NULL);
+	}
+	fprintf(stderr, "irn_failalloc: no RDMA device %s\n", fa->dev_name);
+	return NULL;
+}
+
 static int open_device(struct fa *fa)
 {
-	int i, n;
+	struct ibv_device *dev = find_device(fa);
+	int i;
 
-	fa->list = ibv_get_device_list(&n);
-	for (i = 0; fa->list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(fa->list[i]), fa->dev_name))
-			break;
-	if (!fa->list || i == n) {
-		fprintf(stderr, "irn_failalloc: no RDMA device %s\n",
-			fa->dev_name);
+	if (!dev)
 		return -1;
-	}
-	fa->ctx = ibv_open_device(fa->list[i]);
+	fa->ctx = ibv_open_device(dev);
 	if (!fa->ctx || ibv_query_port(fa->ctx, 1, &fa->pattr) ||
 	    ibv_query_gid(fa->ctx, 1, fa->gid_idx, &fa->gid)) {
 		perror("irn_failalloc: open/query device");
