@@ -452,46 +452,35 @@ static int run_connect(struct fa *fa, struct scene *s)
 	return err ? err : connect_qp(fa, s->qp[1], s->qp[0]->qp_num);
 }
 
-static int prep_write(struct fa *fa, struct scene *s)
+/* A connected pair; the pattern at 0, the range after it cleared. */
+static int prep_xfer(struct fa *fa, struct scene *s)
 {
 	stage(fa, 0, XFER_LEN, XFER_LEN);
 	return prep_pair(fa, s);
 }
 
+/* WRITE the pattern from 0 to XFER_LEN. */
 static int run_write(struct fa *fa, struct scene *s)
 {
 	return post(s->qp[0], IBV_WR_RDMA_WRITE, fa->mr, 0, XFER_LEN,
 		    XFER_LEN);
 }
 
-static int settle_write(struct fa *fa, struct scene *s)
-{
-	int good = wait_cqes(fa, s->cq, 1, WAIT_MS);
-
-	if (good < 0)
-		return -1;
-	return good && !landed(fa, XFER_LEN, XFER_LEN) ? -2 : 0;
-}
-
+/* READ the pattern at 0 into XFER_LEN. */
 static int run_read(struct fa *fa, struct scene *s)
 {
 	return post(s->qp[0], IBV_WR_RDMA_READ, fa->mr, XFER_LEN, 0,
 		    XFER_LEN);
 }
 
-static int settle_read(struct fa *fa, struct scene *s)
+/* The write or read completes; if it succeeded, the pattern arrived. */
+static int settle_xfer(struct fa *fa, struct scene *s)
 {
 	int good = wait_cqes(fa, s->cq, 1, WAIT_MS);
 
 	if (good < 0)
 		return -1;
 	return good && !landed(fa, XFER_LEN, XFER_LEN) ? -2 : 0;
-}
-
-static int prep_read(struct fa *fa, struct scene *s)
-{
-	/* read the pattern at 0 into XFER_LEN */
-	return prep_write(fa, s);
 }
 
 static int prep_send(struct fa *fa, struct scene *s)
@@ -672,8 +661,8 @@ static struct op ops[] = {
 	OP("create_srq", NULL, run_create_srq, NULL),
 	OP("create_qp", prep_cq, run_create_qp, NULL),
 	OP("connect_rc", prep_two_qps, run_connect, NULL),
-	OP("rdma_write", prep_write, run_write, settle_write),
-	OP("rdma_read", prep_read, run_read, settle_read),
+	OP("rdma_write", prep_xfer, run_write, settle_xfer),
+	OP("rdma_read", prep_xfer, run_read, settle_xfer),
 	OP("send_srq", prep_send, run_send, settle_send),
 	OP("bind_mw", prep_bind, run_bind, settle_one),
 	OP("alloc_mw", NULL, run_alloc_mw, NULL),
