@@ -210,11 +210,19 @@ static void progress(struct irn_qp *qp, u32 psn)
 	qp->comp.rnr_left = qp->rnr_retry;
 	if (!qp->timeout)
 		return;
-	if (psn == qp->req.psn)
+	if (psn == READ_ONCE(qp->req.psn)) {
 		hrtimer_try_to_cancel(&qp->comp.rto);
-	else
-		hrtimer_start(&qp->comp.rto, ns_to_ktime(rto_ns(qp)),
-			      HRTIMER_MODE_REL_SOFT);
+		/*
+		 * Pairs with the barrier in irn_comp_arm_rto(): a packet
+		 * sent meanwhile either saw the timer cancelled and armed
+		 * it, or is seen here.
+		 */
+		smp_mb();
+		if (psn == READ_ONCE(qp->req.psn))
+			return;
+	}
+	hrtimer_start(&qp->comp.rto, ns_to_ktime(rto_ns(qp)),
+		      HRTIMER_MODE_REL_SOFT);
 }
 
 /*
@@ -281,9 +289,15 @@ static bool ack_until(struct irn_qp *qp, u32 psn)
 		/* An ACK past an unanswered read or atomic: its reply is lost. */
 		if (w->opcode == IB_WR_RDMA_READ || w->rd_credit)
 			return false;
+		/*
+		 * An RTT sample only from the WQE this ACK answers: one
+		 * retired by a later WQE's ACK (its own was lost) waited
+		 * for that WQE too, and would swell the timeout.
+		 */
 		irn_flow_on_ack(&qp->flow,
 				irn_psn_diff(w->last_psn, qp->comp.psn) + 1,
-				w->resent ? 0 : ktime_get_ns() - w->sent_ns);
+				w->resent || w->last_psn != psn ? 0 :
+				ktime_get_ns() - w->sent_ns);
 		progress(qp, irn_psn_add(w->last_psn, 1));
 		retire(qp, w, IB_WC_SUCCESS);
 	}
@@ -435,17 +449,15 @@ static void irn_advance(struct irn_qp *qp)
 		if (w->state == IRN_SWQE_SENT &&
 		    irn_psn_after(delivered, w->last_psn)) {
 			/*
-			 * A read's whole transfer is no round trip: reads
-			 * sample at their first response, sends and writes
-			 * per acknowledgment (irn_deliver_reply(),
+			 * No RTT sample here: a WQE retires when the holes
+			 * before it fill, not when its own packets arrive.
+			 * Reads sample at their first response, sends and
+			 * writes per acknowledgment (irn_deliver_reply(),
 			 * mark_acked()).
 			 */
 			irn_flow_on_ack(&qp->flow,
 					irn_psn_diff(w->last_psn,
-						     qp->comp.psn) + 1,
-					w->resent ||
-					w->opcode == IB_WR_RDMA_READ ? 0 :
-					ktime_get_ns() - w->sent_ns);
+						     qp->comp.psn) + 1, 0);
 			irn_progress(qp, irn_psn_add(w->last_psn, 1));
 			retire(qp, w, w->status);
 			continue;
@@ -908,13 +920,20 @@ void irn_comp_queue(struct irn_qp *qp, struct sk_buff *skb)
  * irn_comp_arm_rto() - start the retransmission timer if it is not running
  * @qp: RC QP that just sent a packet
  *
- * The timeout is the QP's: 4.096 us * 2^timeout; 0 means none.
+ * The timeout is the QP's: 4.096 us * 2^timeout; 0 means none.  A timer
+ * whose callback is running counts as not running: the callback may have
+ * found nothing outstanding just before this packet went out, and would
+ * leave it without a timer.
  *
  * Context: any.
  */
 void irn_comp_arm_rto(struct irn_qp *qp)
 {
-	if (!qp->timeout || hrtimer_active(&qp->comp.rto))
+	if (!qp->timeout)
+		return;
+	/* The new req.psn before the timer's state: see progress(). */
+	smp_mb();
+	if (hrtimer_is_queued(&qp->comp.rto))
 		return;
 	hrtimer_start(&qp->comp.rto, ns_to_ktime(rto_ns(qp)),
 		      HRTIMER_MODE_REL_SOFT);
