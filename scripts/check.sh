@@ -150,7 +150,7 @@ emit_results() {
 		result "$verdict" "$TAG$t" "$reason"
 		if [[ $verdict == FAIL ]]; then
 			for role in a $([[ $n == 2 ]] && echo b); do
-				show_tail "$RUN/$group/guest-$role/out/tests/$t/log" 30
+				show_tail "$RUN/$group/guest-$role/out/tests/$t/log" 60
 			done
 		fi
 	done

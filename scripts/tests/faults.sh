@@ -4,7 +4,7 @@
 #
 # Faults while data moves.  Each phase runs an RDMA WRITE transfer of a
 # fixed size (ib_write_bw -n 1500, 64 KiB messages: ~10 s on the Debian
-# kernel, tens of seconds on the debug kernel) from guest a (client) to
+# kernel; -n 200 on the debug kernel, 15 to 65 s) from guest a (client) to
 # guest b (server) and, two seconds in, does something unfriendly on
 # guest a:
 #
@@ -42,7 +42,11 @@
 # the guests passes afterwards.  At the end, no kernel warning in dmesg
 # (the harness adds kmemleak and, on the debug kernel, KASAN/lockdep).
 #
-# IRN_FAULTS_ONLY=unreg or failslab runs only that phase.
+# IRN_FAULTS_QP_TIMEOUT sets the QPs' local ACK timeout (default 18).
+# IRN_FAULTS_ITERS sets the transfer's length (default 1500, 200 on the
+# debug kernel).
+# IRN_FAULTS_ONLY=unreg or failslab runs only that phase; =phases only the
+# two-guest phases (carrier to linkdel).
 #
 # Output: $IRN_OUT/faults.txt (one line per phase: outcome, seconds,
 # client exit status), and each run's perftest output.
@@ -54,8 +58,22 @@ irn_require_shared
 irn_require_cmd ib_write_bw ss timeout pkill
 
 B_IP=10.77.0.2
-ITERS=1500		# the transfer: 1500 RDMA WRITEs of 64 KiB
-LIMIT=150		# the most it may take, fault included
+# The transfer: 1500 RDMA WRITEs of 64 KiB, ~10 s on the Debian kernel.
+# The debug kernel (IRN_TIMEOUT_SCALE > 1) receives 200 to 800 packets a
+# second under QEMU TCG, by how many guests share the host's CPUs: it gets
+# 200 (12800 packets), which still runs well past each fault, and its
+# limit grows with the scale.
+SCALE=${IRN_TIMEOUT_SCALE:-1}
+ITERS=${IRN_FAULTS_ITERS:-1500}
+[[ $SCALE -le 1 || -n ${IRN_FAULTS_ITERS:-} ]] || ITERS=200
+LIMIT=$((150 * SCALE))	# the most it may take, fault included
+# The QPs' local ACK timeout: 18 is T = 1.07 s, so a QP fails with
+# RETRY_EXC after 8.6 s without progress.  perftest's default (14, 67 ms
+# and 0.5 s) is shorter than the debug kernel's stalls when two guest
+# pairs share two host CPUs: the recovery checks failed on it.  A hung
+# QP still fails the phase, as a completion error.
+QP_TIMEOUT=${IRN_FAULTS_QP_TIMEOUT:-18}
+DIAG_AT=$((LIMIT / 2))	# a phase still running then is recorded
 BASE_PORT=19100
 PHASE_N=0
 SUMMARY=$IRN_OUT/faults.txt
@@ -91,8 +109,10 @@ check_client()
 {
 	local phase=$1 rc=$2 secs=$3 out=$4
 
-	[[ $rc -ne 124 && $rc -ne 137 ]] || [[ $phase == kill ]] ||
+	if [[ $rc -eq 124 || $rc -eq 137 ]] && [[ $phase != kill ]]; then
+		show_stuck "$phase" client "$out"
 		irn_fail "$phase: the client did not end within $LIMIT s (exit $rc)"
+	fi
 	if [[ $rc -ne 0 && $phase != kill ]] &&
 		! grep -Eqi 'error|failed status|couldn.t|unable' "$out"; then
 		irn_fail "$phase: the client failed (exit $rc) without reporting an error: $(tail -5 "$out")"
@@ -107,7 +127,7 @@ check_recovered()
 {
 	local phase=$1
 
-	irn_perftest "after $phase" 120 ib_write_bw -n 200
+	irn_perftest "after $phase" 120 ib_write_bw -u "$QP_TIMEOUT" -n 200
 }
 
 # fault_phase NAME FAULT [LENGTH...]: one transfer a -> b (of ITERS
@@ -120,7 +140,8 @@ fault_phase()
 	local len=(-n "$ITERS") cmd
 
 	[[ $# -le 2 ]] || len=("${@:3}")
-	cmd=(ib_write_bw -d "$IRN_DEV" -x "$IRN_GIDX" -p "$port" -F "${len[@]}")
+	cmd=(ib_write_bw -d "$IRN_DEV" -x "$IRN_GIDX" -p "$port" -F
+	     -u "$QP_TIMEOUT" "${len[@]}")
 
 	irn_barrier "$phase-start"
 	if [[ $IRN_ROLE == b ]]; then
@@ -134,8 +155,10 @@ fault_phase()
 	cpid=$!
 	sleep 2
 	PHASE_PID=$(client_pid "$phase" "$cpid")
+	diag_start "$phase" "$PHASE_PID"
 	"$fault" "$PHASE_PID"
 	wait "$cpid" || rc=$?
+	diag_stop
 	check_client "$phase" "$rc" $((SECONDS - start)) "$out"
 	PHASE_RC=$rc
 	irn_barrier "$phase-end" $((LIMIT + 60))
@@ -251,7 +274,7 @@ fault_linkdel_phase()
 	irn_get linkdel-ready 60 >/dev/null
 	start=$SECONDS
 	timeout -k 5 $LIMIT ib_write_bw -d "$IRN_DEV" -x "$IRN_GIDX" \
-		-p "$port" -F -n "$ITERS" "$B_IP" >"$out" 2>&1 &
+		-p "$port" -F -u "$QP_TIMEOUT" -n "$ITERS" "$B_IP" >"$out" 2>&1 &
 	cpid=$!
 	sleep 2
 	PHASE_PID=$(client_pid linkdel "$cpid")
@@ -281,15 +304,53 @@ fault_phase_server()
 	[[ $# -le 1 ]] || len=("${@:2}")
 	PHASE_N=$((PHASE_N + 1))
 	timeout -k 5 $((LIMIT + 30)) ib_write_bw -d "$IRN_DEV" \
-		-x "$IRN_GIDX" -p "$port" -F "${len[@]}" \
+		-x "$IRN_GIDX" -p "$port" -F -u "$QP_TIMEOUT" "${len[@]}" \
 		>"$IRN_OUT/faults-$phase-server.log" 2>&1 &
 	spid=$!
 	irn_wait_for 30 "ib_write_bw server on port $port" listening "$port"
 	irn_put "$phase-ready" 1
+	diag_start "$phase" "$spid"
 	wait "$spid" || src=$?
+	diag_stop
 	irn_log "$phase: server exit $src"
+	# The kill phase's server fails by design; any other failure is
+	# worth its output when the client side is what fails the test.
+	[[ $src -eq 0 || $phase == kill ]] ||
+		show_stuck "$phase" server "$IRN_OUT/faults-$phase-server.log"
 	irn_barrier "$phase-end" $((LIMIT + 60))
 	check_recovered "$phase"
+}
+
+# show_stuck PHASE SIDE LOG: the tail of a tool's output and, if the
+# phase's stuck_diag fired, what it recorded, into this test's log.
+show_stuck()
+{
+	local f=$IRN_OUT/faults-$1-stuck.txt
+
+	irn_log "$1: last lines of the $2's output:"
+	tail -15 "$3" | sed 's/^/    | /'
+	[[ -s $f ]] || return 0
+	irn_log "$1: the $2 was still running $DIAG_AT s in:"
+	sed 's/^/    | /' "$f"
+}
+
+# diag_start PHASE PID: record the state of a phase's tool if it runs
+# longer than DIAG_AT seconds (a transfer takes a fraction of that);
+# diag_stop ends the watch once the tool is gone, after letting a record
+# that started finish.
+diag_start()
+{
+	DIAG_T0=$SECONDS
+	stuck_diag "$DIAG_AT" "$2" "$IRN_DEV" "$IRN_OUT/faults-$1-stuck.txt" &
+	DIAG_PID=$!
+}
+
+diag_stop()
+{
+	if ((SECONDS - DIAG_T0 < DIAG_AT)); then
+		kill "$DIAG_PID" 2>/dev/null || true
+	fi
+	wait "$DIAG_PID" 2>/dev/null || true
 }
 
 # stuck_diag SECS PID DEV FILE: if PID still runs SECS from now, record
@@ -308,11 +369,15 @@ stuck_diag()
 			echo "--- task ${q##*/} $(cat "$q/wchan" 2>&1)"
 			cat "$q/stack" 2>&1
 		done
-		echo "--- rdma resource show qp"; rdma resource show qp 2>&1
-		echo "--- debugfs"; cat /sys/kernel/debug/irn/"$dev"/qps 2>&1
-		echo "--- counters"; rdma statistic show link "$dev/1" 2>&1
 		echo "--- ip link"; ip -br link 2>&1
-		echo "--- dmesg"; dmesg | tail -20
+		echo "--- dmesg"; dmesg | tail -8
+		echo "--- rdma resource show qp"; rdma resource show qp 2>&1
+		echo "--- counters"; rdma statistic show link "$dev/1" 2>&1
+		echo "--- debugfs"; cat /sys/kernel/debug/irn/"$dev"/qps 2>&1
+		sleep 5
+		echo "--- 5 s later: counters"
+		rdma statistic show link "$dev/1" 2>&1
+		echo "--- debugfs"; cat /sys/kernel/debug/irn/"$dev"/qps 2>&1
 	} >"$f" 2>&1
 }
 
@@ -429,13 +494,14 @@ skb_failures_phase()
 	irn_wait_for 10 "skbfail: no QP left" test -z "$(rdma resource show qp | grep -v 'qpn 1 ' || true)"
 }
 
-# IRN_FAULTS_ONLY=unreg|failslab runs just that phase (guest a alone).
+# IRN_FAULTS_ONLY=unreg|failslab runs just that phase (guest a alone),
+# =phases just the two-guest ones.
 case ${IRN_FAULTS_ONLY:-} in
-'') run_phases ;;
+'' | phases) run_phases ;;
 unreg | failslab) ;;
-*) irn_fail "IRN_FAULTS_ONLY must be unreg or failslab" ;;
+*) irn_fail "IRN_FAULTS_ONLY must be phases, unreg or failslab" ;;
 esac
-if [[ $IRN_ROLE == a ]]; then
+if [[ $IRN_ROLE == a && ${IRN_FAULTS_ONLY:-} != phases ]]; then
 	[[ ${IRN_FAULTS_ONLY:-unreg} != unreg ]] || unreg_phase
 	[[ ${IRN_FAULTS_ONLY:-failslab} != failslab ]] || failslab_phase
 fi
