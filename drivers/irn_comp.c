@@ -449,15 +449,17 @@ static void irn_advance(struct irn_qp *qp)
 		if (w->state == IRN_SWQE_SENT &&
 		    irn_psn_after(delivered, w->last_psn)) {
 			/*
-			 * No RTT sample here: a WQE retires when the holes
-			 * before it fill, not when its own packets arrive.
-			 * Reads sample at their first response, sends and
-			 * writes per acknowledgment (irn_deliver_reply(),
-			 * mark_acked()).
+			 * A WQE retires when the holes before it fill, not
+			 * when its own packets arrive: reads sample at their
+			 * first response, sends and writes per
+			 * acknowledgment (irn_deliver_reply(), mark_acked()).
+			 * Atomics have no other sample than this one.
 			 */
 			irn_flow_on_ack(&qp->flow,
 					irn_psn_diff(w->last_psn,
-						     qp->comp.psn) + 1, 0);
+						     qp->comp.psn) + 1,
+					is_atomic_wqe(w) && !w->resent ?
+					ktime_get_ns() - w->sent_ns : 0);
 			irn_progress(qp, irn_psn_add(w->last_psn, 1));
 			retire(qp, w, w->status);
 			continue;
