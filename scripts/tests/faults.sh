@@ -82,6 +82,14 @@ SUMMARY=$IRN_OUT/faults.txt
 irn_dev_up
 irn_barrier devs-up
 
+# write_bw PORT: WRITE_BW becomes the phases' ib_write_bw on $IRN_DEV
+# (whose GID index changes when linkdel recreates it) on PORT.
+write_bw()
+{
+	WRITE_BW=(ib_write_bw -d "$IRN_DEV" -x "$IRN_GIDX" -p "$1" -F
+		  -u "$QP_TIMEOUT")
+}
+
 listening()
 {
 	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
@@ -140,8 +148,8 @@ fault_phase()
 	local len=(-n "$ITERS") cmd
 
 	[[ $# -le 2 ]] || len=("${@:3}")
-	cmd=(ib_write_bw -d "$IRN_DEV" -x "$IRN_GIDX" -p "$port" -F
-	     -u "$QP_TIMEOUT" "${len[@]}")
+	write_bw "$port"
+	cmd=("${WRITE_BW[@]}" "${len[@]}")
 
 	irn_barrier "$phase-start"
 	if [[ $IRN_ROLE == b ]]; then
@@ -273,8 +281,8 @@ fault_linkdel_phase()
 	PHASE_N=$((PHASE_N + 1))
 	irn_get linkdel-ready 60 >/dev/null
 	start=$SECONDS
-	timeout -k 5 $LIMIT ib_write_bw -d "$IRN_DEV" -x "$IRN_GIDX" \
-		-p "$port" -F -u "$QP_TIMEOUT" -n "$ITERS" "$B_IP" >"$out" 2>&1 &
+	write_bw "$port"
+	timeout -k 5 $LIMIT "${WRITE_BW[@]}" -n "$ITERS" "$B_IP" >"$out" 2>&1 &
 	cpid=$!
 	sleep 2
 	PHASE_PID=$(client_pid linkdel "$cpid")
@@ -303,8 +311,8 @@ fault_phase_server()
 
 	[[ $# -le 1 ]] || len=("${@:2}")
 	PHASE_N=$((PHASE_N + 1))
-	timeout -k 5 $((LIMIT + 30)) ib_write_bw -d "$IRN_DEV" \
-		-x "$IRN_GIDX" -p "$port" -F -u "$QP_TIMEOUT" "${len[@]}" \
+	write_bw "$port"
+	timeout -k 5 $((LIMIT + 30)) "${WRITE_BW[@]}" "${len[@]}" \
 		>"$IRN_OUT/faults-$phase-server.log" 2>&1 &
 	spid=$!
 	irn_wait_for 30 "ib_write_bw server on port $port" listening "$port"

@@ -173,21 +173,23 @@ find_bdev()
 # keep-alive timeout, and nvmet then fails the controller.  Go-back-N
 # under loss (gbn, stock rxe, and irn's QPs with an SRQ) gets 15 s; IRN,
 # which recovers in a few RTTs, and every lossless phase keep the default.
+# Sets KATO to the connect arguments.
 kato_args()
 {
+	KATO=()
 	[[ $COND == none ]] && return 0
 	[[ ($MODE == irn || $MODE == auto) && $SRQ == 0 ]] && return 0
-	echo "--keep-alive-tmo=15"
+	KATO=(--keep-alive-tmo=15)
 }
 
 connect()
 {
 	local out i rc
+	kato_args
 	for ((i = 1; i <= 3; i++)); do
 		rc=0
-		# shellcheck disable=SC2046
 		out=$(timeout -k 5 120 nvme connect -t rdma -a "$TADDR" -s 4420 \
-			-n "$NQN" $(kato_args) 2>&1) || rc=$?
+			-n "$NQN" "${KATO[@]}" 2>&1) || rc=$?
 		[[ $rc -ne 0 ]] || break
 		irn_log "nvme connect attempt $i failed (status $rc): $out"
 		sleep 2
