@@ -70,30 +70,10 @@ static u64 ib_timeout_ns(const struct irn_qp *qp)
 	return 4096ULL << min_t(u8, qp->timeout, 31);
 }
 
-static u32 inflight(const struct irn_qp *qp)
-{
-	/* negative for a moment after a rewind behind crossing ACKs */
-	return max(irn_psn_diff(READ_ONCE(qp->req.psn),
-				READ_ONCE(qp->comp.psn)), 0);
-}
-
-/*
- * IRN's outstanding packets: sent and not yet acknowledged, cumulatively
- * or selectively.  Once SACKs cover all but a few, those few are a tail:
- * no later packet can reveal their loss again.
- */
-static u32 outstanding(const struct irn_qp *qp)
-{
-	u32 n = inflight(qp);
-
-	if (!irn_qp_irn_on(qp))
-		return n;
-	return n - min(n, irn_sb_weight(&qp->irn.sb));
-}
-
+/* Once SACKs cover all but a few, no later packet can reveal their loss. */
 static bool rto_is_short(const struct irn_qp *qp)
 {
-	return outstanding(qp) <= IRN_FLOW_RTO_LOW_PKTS;
+	return irn_qp_outstanding(qp) <= IRN_FLOW_RTO_LOW_PKTS;
 }
 
 /* IRN: short or long timeout from the RTT, see irn_flow_irn_rto_ns(). */
@@ -104,7 +84,7 @@ static u64 rto_ns(const struct irn_qp *qp)
 	if (!irn_qp_irn_on(qp))
 		return irn_flow_rto_ns(&qp->flow, t, 4 * t);
 	/* Doubled per timeout without progress (RFC 6298 5.5), up to 4T. */
-	return min(irn_flow_irn_rto_ns(&qp->flow, outstanding(qp),
+	return min(irn_flow_irn_rto_ns(&qp->flow, irn_qp_outstanding(qp),
 				       qp->irn.rto_low_ns,
 				       qp->irn.rto_high_ns, t) << qp->comp.backoff,
 		   4 * t);
@@ -470,13 +450,30 @@ static void irn_advance(struct irn_qp *qp)
 	}
 }
 
+/*
+ * The path reorders: loss detection waits a reordering window from now on.
+ * Each QP learns it for itself (the device does not remember it, unlike
+ * the window's width: a path that reordered once for one QP may be
+ * a different path for the next).
+ */
+static void irn_reordered(struct irn_qp *qp)
+{
+	if (!qp->flow.reord)
+		irn_dev_count(qp->dev, IRN_CNT_REORDER_SEEN);
+	irn_flow_on_reorder(&qp->flow);
+}
+
 /* Open a recovery episode if the scoreboard now sees a loss. */
 static void irn_check_loss(struct irn_qp *qp, const char *why)
 {
 	struct irn_sb *sb = &qp->irn.sb;
 	bool started;
+	u32 reordered;
 
 	spin_lock_bh(&qp->irn.sb_lock);
+	reordered = irn_sb_take_reordered(sb);
+	if (reordered)
+		irn_reordered(qp);
 	irn_qp_sb_clock(qp);
 	started = irn_sb_start_recovery(sb, READ_ONCE(qp->req.psn));
 	if (started)
@@ -520,6 +517,9 @@ static enum comp_state irn_do_ack(struct irn_qp *qp, struct sk_buff *skb,
 		irn_dev_count(qp->dev, IRN_CNT_SPURIOUS);
 		irn_flow_on_spurious(&qp->flow, 1);
 		WRITE_ONCE(qp->dev->reo_q, qp->flow.reo_q);
+		/* A timeout's resends are needless on a slow path too. */
+		if (!READ_ONCE(qp->irn.sb.timed_out))
+			irn_reordered(qp);
 	}
 	/* The SACK must start right after what the ACK acknowledges. */
 	if (pkt->ext_off &&

@@ -44,6 +44,7 @@ static const struct rdma_stat_desc irn_counter_descs[] = {
 	[IRN_CNT_OOO_DROPPED].name		= "ooo_dropped",
 	[IRN_CNT_IRN_DUP].name			= "irn_duplicates",
 	[IRN_CNT_SPURIOUS].name			= "spurious_retransmits",
+	[IRN_CNT_REORDER_SEEN].name		= "reordering_seen",
 };
 
 static_assert(ARRAY_SIZE(irn_counter_descs) == IRN_NUM_COUNTERS);

@@ -24,11 +24,12 @@ void irn_flow_init(struct irn_flow *f, u32 cap)
 	f->reo_q = IRN_FLOW_REO_MIN_Q;
 	f->reo_calm = 0;
 	f->reo_grown = false;
+	f->reord = false;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_init);
 
 /**
- * irn_flow_window() - packets the requester may have unacknowledged
+ * irn_flow_window() - packets the requester may have in flight
  * @f: flow state
  *
  * Context: any.
@@ -39,6 +40,33 @@ u32 irn_flow_window(const struct irn_flow *f)
 	return max(f->cap, 1U);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_window);
+
+/**
+ * irn_flow_window_open() - may the requester send one more new packet
+ * @f: flow state
+ * @pipe: packets sent and not acknowledged, cumulatively or selectively
+ * @span: packets sent since the oldest not cumulatively acknowledged
+ * @span_max: PSNs the sender's and receiver's bitmaps can track
+ *
+ * The window counts packets in the network (@pipe), as IRN's BDP-FC
+ * does: packets the peer selectively acknowledged have left the path,
+ * so a loss does not stall new data for the round trips its recovery
+ * takes.  The span from the oldest hole keeps half a window of room
+ * below @span_max for the resends and acknowledgments of the hole.
+ * Without selective acknowledgments @pipe and @span are the same and
+ * @span_max is unbounded: a go-back-N window.
+ *
+ * Context: any.
+ * Return: true if a new packet may go.
+ */
+bool irn_flow_window_open(const struct irn_flow *f, u32 pipe, u32 span,
+			  u32 span_max)
+{
+	u32 w = irn_flow_window(f);
+
+	return pipe < w && (u64)span + w / 2 < span_max;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_window_open);
 
 /**
  * irn_flow_next_send() - earliest time the next packet may leave
@@ -126,6 +154,25 @@ void irn_flow_on_spurious(struct irn_flow *f, u32 n)
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_spurious);
 
 /**
+ * irn_flow_on_reorder() - the path was seen to reorder
+ * @f: flow state
+ *
+ * A packet was acknowledged after a later one although it was never
+ * resent, or the peer acknowledged a duplicate of a resend that no
+ * timeout caused.  From now on loss detection waits the reordering
+ * window.  As in Linux's RACK the knowledge does not decay: a path that
+ * reorders once will again, and the window alone adapts.
+ *
+ * Context: the completer.
+ */
+void irn_flow_on_reorder(struct irn_flow *f)
+{
+	f->reord = true;
+	f->reo_calm = 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_reorder);
+
+/**
  * irn_flow_rto_ns() - retransmission timeout from the RTT estimate
  * @f: flow state
  * @floor_ns: shortest timeout allowed
@@ -182,13 +229,19 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_irn_rto_ns);
  * A packet overtaken by later ones is declared lost only once it was sent
  * this long ago: 1.25 smoothed RTTs, by which time its acknowledgment
  * would have come had it merely been reordered (RACK's RTT plus a quarter),
- * widened by irn_flow_on_spurious() on paths that reorder more.
+ * widened by irn_flow_on_spurious() on paths that reorder more.  Until
+ * the path is seen to reorder (irn_flow_on_reorder()) there is no window:
+ * a packet passed by IRN_SB_DUPTHRESH later ones is lost at once, which
+ * is what recovers losses quickly on an ordinary, in-order path.
  *
  * Context: any.
- * Return: the window in ns; 0 before the first RTT sample.
+ * Return: the window in ns; 0 before the first RTT sample or before any
+ * reordering was seen.
  */
 u64 irn_flow_reorder_ns(const struct irn_flow *f)
 {
+	if (!f->reord)
+		return 0;
 	return f->srtt_ns * f->reo_q / 4;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_reorder_ns);

@@ -232,7 +232,13 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	init_irn(qp, &dev->tun);
 
 	if (irn_qp_is_rc(qp)) {
-		err = irn_sb_init(&qp->irn.sb, 2 * qp->flow.cap, GFP_KERNEL);
+		/*
+		 * The window counts packets in the network, not the span
+		 * from una (irn_flow_window_open()): leave room for losses.
+		 */
+		err = irn_sb_init(&qp->irn.sb,
+				  min(4 * qp->flow.cap, 2 * IRN_CAP_MAX),
+				  GFP_KERNEL);
 		if (err)
 			return err;
 		if (!qp->srq && qp->irn.mode != IRN_MODE_GBN) {

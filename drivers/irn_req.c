@@ -346,22 +346,31 @@ static enum req_state local_op(struct irn_qp *qp, struct irn_swqe *w)
 	return REQ_DONE_MORE;
 }
 
+/*
+ * The flow window is full.  After a rewind the next PSN can lie a little
+ * behind una (ACKs that crossed it): irn_qp_inflight() counts that as 0,
+ * so those packets are resent as duplicates, never waited for.  With IRN
+ * the window counts packets in the network, and the span from una stays
+ * within what the scoreboard tracks.
+ */
+static bool window_full(const struct irn_qp *qp)
+{
+	bool irn = irn_qp_irn_on(qp);
+
+	return !irn_flow_window_open(&qp->flow, irn_qp_outstanding(qp),
+				     irn_qp_inflight(qp),
+				     irn ? qp->irn.sb.size : U32_MAX);
+}
+
 static enum req_state check_window(struct irn_qp *qp, struct irn_swqe *w)
 {
 	bool first = qp->req.offset == 0;
-	s32 inflight;
 
 	if (atomic_read(&qp->tx_inflight) >= IRN_TX_INFLIGHT)
 		return REQ_DONE_IDLE;
 	if (!irn_qp_is_rc(qp))
 		return REQ_SEND;
-	/*
-	 * After a rewind the next PSN can lie a little behind una (ACKs that
-	 * crossed it): those packets are resent as duplicates, never waited
-	 * for as if the window were full.
-	 */
-	inflight = irn_psn_diff(qp->req.psn, READ_ONCE(qp->comp.psn));
-	if (inflight > 0 && (u32)inflight >= irn_flow_window(&qp->flow))
+	if (window_full(qp))
 		return REQ_DONE_IDLE;
 	if (first && (w->send_flags & IB_SEND_FENCE) &&
 	    atomic_read(&qp->req.rd_atomic) && !w->rd_credit)

@@ -37,8 +37,10 @@ int irn_sb_init(struct irn_sb *sb, u32 size, gfp_t gfp)
 	sb->got = bitmap_zalloc(sb->size, gfp);
 	sb->seen = bitmap_zalloc(sb->size, gfp);
 	sb->resent = bitmap_zalloc(sb->size, gfp);
+	sb->rexmit = bitmap_zalloc(sb->size, gfp);
 	sb->sent_ns = kcalloc(sb->size, sizeof(*sb->sent_ns), gfp);
-	if (!sb->got || !sb->seen || !sb->resent || !sb->sent_ns) {
+	if (!sb->got || !sb->seen || !sb->resent || !sb->rexmit ||
+	    !sb->sent_ns) {
 		irn_sb_free(sb);
 		return -ENOMEM;
 	}
@@ -57,10 +59,12 @@ void irn_sb_free(struct irn_sb *sb)
 	bitmap_free(sb->got);
 	bitmap_free(sb->seen);
 	bitmap_free(sb->resent);
+	bitmap_free(sb->rexmit);
 	kfree(sb->sent_ns);
 	sb->got = NULL;
 	sb->seen = NULL;
 	sb->resent = NULL;
+	sb->rexmit = NULL;
 	sb->sent_ns = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_free);
@@ -77,6 +81,7 @@ void irn_sb_reset(struct irn_sb *sb, u32 psn)
 	bitmap_zero(sb->got, sb->size);
 	bitmap_zero(sb->seen, sb->size);
 	bitmap_zero(sb->resent, sb->size);
+	bitmap_zero(sb->rexmit, sb->size);
 	sb->una = psn;
 	sb->high = psn;
 	sb->lost_until = psn;
@@ -84,6 +89,7 @@ void irn_sb_reset(struct irn_sb *sb, u32 psn)
 	sb->stamp_from = psn;
 	sb->recover = psn;
 	sb->in_recovery = false;
+	sb->timed_out = false;
 	WRITE_ONCE(sb->sacked, 0);
 	sb->rack_ns = 0;
 	sb->rack_seen_ns = 0;
@@ -94,6 +100,9 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_reset);
  * irn_sb_mark_reply() - a read response or atomic result was delivered
  * @sb: scoreboard
  * @psn: the PSN; ignored outside [una, una + size)
+ *
+ * A PSN delivered after a later one (below @high) that was never resent
+ * counts in @sb->reordered: it was overtaken, not lost.
  *
  * Context: the completer, under the QP's scoreboard lock.
  * Return: true if it was not known to be delivered before.
@@ -107,6 +116,8 @@ bool irn_sb_mark_reply(struct irn_sb *sb, u32 psn)
 	WRITE_ONCE(sb->sacked, sb->sacked + 1);
 	if (!irn_psn_before(psn, sb->high))
 		sb->high = irn_psn_add(psn, 1);
+	else if (!test_bit(bit(sb, psn), sb->rexmit))
+		sb->reordered++;
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark_reply);
@@ -249,6 +260,7 @@ void irn_sb_advance(struct irn_sb *sb, u32 psn)
 			WRITE_ONCE(sb->sacked, sb->sacked - 1);
 		__clear_bit(bit(sb, sb->una), sb->seen);
 		__clear_bit(bit(sb, sb->una), sb->resent);
+		__clear_bit(bit(sb, sb->una), sb->rexmit);
 		sb->una = irn_psn_add(sb->una, 1);
 	}
 	if (irn_psn_before(sb->high, sb->una))
@@ -379,9 +391,12 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_next_lost);
  */
 void irn_sb_mark_resent(struct irn_sb *sb, u32 psn, u32 n)
 {
-	for (; n; n--, psn = irn_psn_add(psn, 1))
-		if (tracked(sb, psn))
-			__set_bit(bit(sb, psn), sb->resent);
+	for (; n; n--, psn = irn_psn_add(psn, 1)) {
+		if (!tracked(sb, psn))
+			continue;
+		__set_bit(bit(sb, psn), sb->resent);
+		__set_bit(bit(sb, psn), sb->rexmit);
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark_resent);
 
@@ -398,6 +413,7 @@ bool irn_sb_start_recovery(struct irn_sb *sb, u32 nxt)
 	if (sb->in_recovery || !irn_sb_lost(sb, irn_sb_first_missing(sb)))
 		return false;
 	sb->in_recovery = true;
+	sb->timed_out = false;
 	sb->recover = nxt;
 	return true;
 }
@@ -412,7 +428,9 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_start_recovery);
  * resent again.  With IRN_SB_TAIL packets in flight or fewer (a tail, too
  * short for later packets to reveal its losses) all of them are lost;
  * otherwise the oldest and every hole before the highest delivered PSN
- * are, and the rest is left to the acknowledgments that follow.
+ * are, and the rest is left to the acknowledgments that follow.  Until
+ * the next episode @sb->timed_out says the resends may be needless for
+ * another reason than reordering: a path slower than the timeout.
  *
  * Context: the completer, under the QP's scoreboard lock.
  */
@@ -427,9 +445,27 @@ void irn_sb_timeout(struct irn_sb *sb, u32 nxt)
 		sb->lost_until = irn_psn_add(sb->una, 1);
 	sb->cursor = sb->una;
 	sb->in_recovery = true;
+	sb->timed_out = true;
 	sb->recover = nxt;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_timeout);
+
+/**
+ * irn_sb_take_reordered() - evidence of reordering gathered since last time
+ * @sb: scoreboard
+ *
+ * Context: the completer, under the QP's scoreboard lock.
+ * Return: PSNs delivered after a later one without having been resent
+ * since the previous call.
+ */
+u32 irn_sb_take_reordered(struct irn_sb *sb)
+{
+	u32 n = sb->reordered;
+
+	sb->reordered = 0;
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_take_reordered);
 
 /**
  * irn_sb_weight() - PSNs after una known to be delivered

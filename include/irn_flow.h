@@ -6,11 +6,13 @@
  * congestion control (ECN/CNP, delay based) and multipath can replace the
  * policy without touching them:
  *
- *  - irn_flow_window(): packets the requester may have unacknowledged;
+ *  - irn_flow_window(): packets the requester may have in flight;
+ *  - irn_flow_window_open(): may it send one more now;
  *  - irn_flow_next_send(): earliest time for the next packet (pacing);
  *  - irn_flow_on_ack(): packets newly acknowledged, with an RTT sample;
  *  - irn_flow_on_loss(): the completer decided a packet was lost;
- *  - irn_flow_on_spurious(): ... and it was not.
+ *  - irn_flow_on_spurious(): ... and it was not;
+ *  - irn_flow_on_reorder(): the path was seen to reorder.
  *
  * The default policy is IRN's BDP-FC: a fixed cap on packets in flight and
  * no pacing.  The RTT estimate (RFC 6298 smoothing) lives here too, since
@@ -32,6 +34,8 @@
  * @reo_q: reordering window, in quarters of @srtt_ns
  * @reo_calm: loss episodes since the window last grew
  * @reo_grown: the window grew in the current loss episode
+ * @reord: the path was seen to reorder; until then loss detection does
+ *	   not wait a reordering window (RACK's reord flag, RFC 8985 6.2)
  */
 struct irn_flow {
 	u32	cap;
@@ -40,6 +44,7 @@ struct irn_flow {
 	u32	reo_q;
 	u32	reo_calm;
 	bool	reo_grown;
+	bool	reord;
 };
 
 /* Reordering window: 1.25 srtt, up to 2 srtt after spurious resends. */
@@ -48,10 +53,13 @@ struct irn_flow {
 
 void irn_flow_init(struct irn_flow *f, u32 cap);
 u32 irn_flow_window(const struct irn_flow *f);
+bool irn_flow_window_open(const struct irn_flow *f, u32 pipe, u32 span,
+			  u32 span_max);
 ktime_t irn_flow_next_send(const struct irn_flow *f);
 void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns);
 void irn_flow_on_loss(struct irn_flow *f);
 void irn_flow_on_spurious(struct irn_flow *f, u32 n);
+void irn_flow_on_reorder(struct irn_flow *f);
 u64 irn_flow_rto_ns(const struct irn_flow *f, u64 floor_ns, u64 ceil_ns);
 
 /* IRN's short timeout applies with this many packets in flight or fewer. */

@@ -39,6 +39,7 @@
 #include "irn_av.h"
 #include "irn_dev.h"
 #include "irn_flow.h"
+#include "irn_psn.h"
 #include "irn_queue.h"
 #include "irn_rxwin.h"
 #include "irn_sb.h"
@@ -256,13 +257,16 @@ static inline bool irn_qp_irn_responder(const struct irn_qp *qp)
 }
 
 /*
- * Reordering window of the QP's loss detection: from its RTT, or, before
- * the first sample (a young QP's whole transfer may fit in its first RTT),
- * the floor of the long timeout.
+ * Reordering window of the QP's loss detection: from its RTT once the
+ * path was seen to reorder, none before; and before the first RTT sample
+ * (a young QP's whole transfer may fit in its first RTT, and nothing
+ * could show reordering yet) the floor of the long timeout.
  */
 static inline u64 irn_qp_reorder_ns(const struct irn_qp *qp)
 {
-	return irn_flow_reorder_ns(&qp->flow) ?: qp->irn.rto_high_ns;
+	if (!qp->flow.srtt_ns)
+		return qp->irn.rto_high_ns;
+	return irn_flow_reorder_ns(&qp->flow);
 }
 
 /*
@@ -280,6 +284,28 @@ static inline bool irn_qp_irn_on(const struct irn_qp *qp)
 {
 	/* Pairs with the completer's store-release. */
 	return smp_load_acquire(&qp->irn.on);
+}
+
+/* PSNs sent and not cumulatively acknowledged: the span from una. */
+static inline u32 irn_qp_inflight(const struct irn_qp *qp)
+{
+	/* negative for a moment after a rewind behind crossing ACKs */
+	return max(irn_psn_diff(READ_ONCE(qp->req.psn),
+				READ_ONCE(qp->comp.psn)), 0);
+}
+
+/*
+ * Packets in the network as far as the requester knows: sent and not
+ * acknowledged, cumulatively or (IRN) selectively.  Lock free: the
+ * scoreboard's count is read racily, good enough for a window or a timer.
+ */
+static inline u32 irn_qp_outstanding(const struct irn_qp *qp)
+{
+	u32 n = irn_qp_inflight(qp);
+
+	if (!irn_qp_irn_on(qp))
+		return n;
+	return n - min(n, irn_sb_weight(&qp->irn.sb));
 }
 
 static inline enum ib_qp_state irn_qp_state(const struct irn_qp *qp)

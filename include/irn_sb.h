@@ -28,6 +28,11 @@
  * count as evidence against earlier holes (they raise @high) but are not
  * delivered, and are neither lost nor resent until their first response
  * arrives or a timeout declares them lost.
+ *
+ * The scoreboard also gathers evidence that the path reorders, which
+ * decides whether loss detection waits a reordering window at all (RACK's
+ * reord flag): a PSN acknowledged after a later one (below @high) although
+ * it was never resent arrived late, not lost.
  */
 #ifndef _IRN_SB_H
 #define _IRN_SB_H
@@ -47,6 +52,10 @@
  * @stamp_from: read responses before this have been stamped as overtaken
  * @recover: the episode ends when @una reaches this
  * @in_recovery: an episode is running
+ * @timed_out: the running episode began with a timeout, whose resends
+ *	       may be needless without any reordering (a late ACK)
+ * @reordered: PSNs acknowledged after a later one without being resent,
+ *	       since irn_sb_take_reordered() last looked
  * @sacked: PSNs after @una delivered
  * @rack_ns: latest send time of an acknowledged PSN (RACK.xmit_ts)
  * @rack_seen_ns: @rack_ns when resent PSNs were last checked against it
@@ -58,6 +67,7 @@
  * @got: delivered PSNs
  * @seen: read PSNs whose request the responder holds, not yet answered
  * @resent: PSNs retransmitted in this episode
+ * @rexmit: PSNs retransmitted at all since they entered the window
  * @sent_ns: when each PSN was last sent
  */
 struct irn_sb {
@@ -69,6 +79,8 @@ struct irn_sb {
 	u32		stamp_from;
 	u32		recover;
 	bool		in_recovery;
+	bool		timed_out;
+	u32		reordered;
 	u32		sacked;
 	u64		rack_ns;
 	u64		rack_seen_ns;
@@ -78,6 +90,7 @@ struct irn_sb {
 	unsigned long	*got;
 	unsigned long	*seen;
 	unsigned long	*resent;
+	unsigned long	*rexmit;
 	u64		*sent_ns;
 };
 
@@ -96,6 +109,7 @@ bool irn_sb_next_lost(struct irn_sb *sb, u32 *psn);
 void irn_sb_mark_resent(struct irn_sb *sb, u32 psn, u32 n);
 bool irn_sb_start_recovery(struct irn_sb *sb, u32 nxt);
 void irn_sb_timeout(struct irn_sb *sb, u32 nxt);
+u32 irn_sb_take_reordered(struct irn_sb *sb);
 u32 irn_sb_weight(const struct irn_sb *sb);
 void irn_sb_clock(struct irn_sb *sb, u64 now_ns, u64 reo_ns);
 void irn_sb_sent(struct irn_sb *sb, u32 psn, u64 now_ns);

@@ -123,6 +123,7 @@ static void irn_test_flow_reorder_window(struct kunit *test)
 	int i;
 
 	irn_flow_init(&f, 0);
+	irn_flow_on_reorder(&f);
 	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 0ULL);
 	irn_flow_on_ack(&f, 1, 8 * MS);
 	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 10 * MS);
@@ -150,7 +151,77 @@ static void irn_test_flow_reorder_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 10 * MS);
 }
 
+/*
+ * No reordering window until the path is seen to reorder; then the
+ * window stays, through any number of calm loss episodes.  Spurious
+ * resends alone (a timeout's, say) widen the window it will use but do
+ * not open it.
+ */
+static void irn_test_flow_reord(struct kunit *test)
+{
+	struct irn_flow f;
+	int i;
+
+	irn_flow_init(&f, 0);
+	irn_flow_on_ack(&f, 1, 8 * MS);
+	for (i = 0; i < 40; i++)
+		irn_flow_on_loss(&f);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 0ULL);
+	irn_flow_on_spurious(&f, 1);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 0ULL);
+	irn_flow_on_reorder(&f);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 12 * MS);
+	for (i = 0; i < 16 * 30; i++)
+		irn_flow_on_loss(&f);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 10 * MS);
+	/* Evidence restarts the count towards narrowing. */
+	irn_flow_on_spurious(&f, 1);
+	for (i = 0; i < 15; i++)
+		irn_flow_on_loss(&f);
+	irn_flow_on_reorder(&f);
+	irn_flow_on_loss(&f);
+	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 12 * MS);
+}
+
+/*
+ * The window counts packets in the network; the span from the oldest
+ * hole stays half a window clear of what the bitmaps track.
+ */
+static const struct {
+	u32 cap, pipe, span, span_max;
+	bool open;
+} window_cases[] = {
+	{ 128, 0, 0, 512, true },
+	{ 128, 127, 127, 512, true },
+	{ 128, 128, 128, 512, false },		/* window full */
+	{ 128, 100, 300, 512, true },		/* SACKed packets left */
+	{ 128, 100, 447, 512, true },
+	{ 128, 100, 448, 512, false },		/* room for the hole */
+	{ 128, 127, 127, U32_MAX, true },	/* go-back-N */
+	{ 128, 128, 128, U32_MAX, false },
+	{ 4, 3, 60, 64, true },
+	{ 4, 3, 62, 64, false },
+};
+
+static void irn_test_flow_window_open(struct kunit *test)
+{
+	struct irn_flow f;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(window_cases); i++) {
+		typeof(window_cases[0]) *c = &window_cases[i];
+
+		irn_flow_init(&f, c->cap);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    irn_flow_window_open(&f, c->pipe, c->span,
+							 c->span_max),
+				    c->open, "case %d", i);
+	}
+}
+
 static struct kunit_case irn_flow_cases[] = {
+	KUNIT_CASE(irn_test_flow_window_open),
+	KUNIT_CASE(irn_test_flow_reord),
 	KUNIT_CASE(irn_test_flow_reorder_window),
 	KUNIT_CASE(irn_test_flow_irn_rto),
 	KUNIT_CASE(irn_test_flow_default_window),

@@ -30,6 +30,8 @@ enum sb_op {
 	SEEN,		/* a SACK names the read at PSN of n PSNs */
 	ANSWERED,	/* the read at PSN of n PSNs got a response */
 	EXECUTED,	/* an ACK passed the atomic at PSN, at time n */
+	REORDERED,	/* irn_sb_take_reordered() == n */
+	TIMEDOUT,	/* the episode began with a timeout: n */
 };
 
 struct sb_step {
@@ -135,6 +137,24 @@ static const struct sb_script scripts[] = {
 		{ CLOCK, 0, 105 }, { ISLOST, 2, 0 }, { EXECUTED, 2, 108 },
 		{ CLOCK, 0, 110 }, { ISLOST, 2, 1 }, { RECOVER, 7 },
 		{ LOST, 2 }, { NONE } } },
+	/*
+	 * Reordering evidence: a PSN delivered below a later one that was
+	 * never resent; a resend, even one a timeout cleared from this
+	 * episode, is no evidence.
+	 */
+	{ "reordering_evidence", {
+		{ MARK, 2 }, { REORDERED, 0, 0 }, { MARK, 1 },
+		{ REORDERED, 0, 1 }, { REORDERED, 0, 0 }, { MARK, 0 },
+		{ MARK, 4 }, { MARK, 5 }, { MARK, 6 }, { MARK, 7 },
+		{ REORDERED, 0, 1 }, { RECOVER, 8 }, { LOST, 3 },
+		{ TIMEOUT, 8 }, { MARK, 3 }, { REORDERED, 0, 0 },
+		{ FIRST, 8 } } },
+	{ "timeout_flag_lasts_until_next_episode", {
+		{ TIMEDOUT, 0, 0 }, { TIMEOUT, 4 }, { TIMEDOUT, 0, 1 },
+		{ LOST, 0 }, { MARK, 0 }, { MARK, 1 }, { MARK, 2 },
+		{ MARK, 3 }, { ADVANCE, 4 }, { INREC, 0, 0 },
+		{ TIMEDOUT, 0, 1 }, { MARK, 5 }, { MARK, 6 }, { MARK, 7 },
+		{ MARK, 8 }, { RECOVER, 9 }, { TIMEDOUT, 0, 0 } } },
 	{ "advance_forgets", {
 		{ MARK, 3 }, { MARK, 4 }, { MARK, 5 }, { MARK, 6 },
 		{ ADVANCE, 7 }, { FIRST, 7 }, { NONE }, { ISLOST, 7, 0 } } },
@@ -238,6 +258,14 @@ static void irn_test_sb_script(struct kunit *test)
 			break;
 		case EXECUTED:
 			irn_sb_executed(&sb, at, 1, s->n);
+			break;
+		case REORDERED:
+			KUNIT_EXPECT_EQ_MSG(test, irn_sb_take_reordered(&sb),
+					    s->n, "step %d", i);
+			break;
+		case TIMEDOUT:
+			KUNIT_EXPECT_EQ_MSG(test, sb.timed_out, !!s->n,
+					    "step %d", i);
 			break;
 		case END:
 			break;
