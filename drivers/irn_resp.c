@@ -173,7 +173,28 @@ static void send_sack(struct irn_qp *qp, u32 psn, bool dsack)
 		sack->bits[i] = cpu_to_be32(bits[i]);
 	if (qp->resp.win.placed)
 		irn_dev_count(qp->dev, IRN_CNT_SACK_SENT);
+	qp->resp.sack_owed = 0;
 	irn_xmit(qp->dev, &qp->av, skb);
+}
+
+/*
+ * A send or write placed ahead of a hole is acknowledged selectively once
+ * in IRN_SACK_EVERY, or at once if its sender asked (AckReq: the last
+ * packet of a message, a resend, or every IRN_ACK_EVERY).  Everything
+ * else that moves the window is acknowledged at once (irn_drain()): a
+ * filled hole, a duplicate, a held read or atomic.  Every SACK carries
+ * the whole bitmap, so the ones left out lose no information; they only
+ * delay the sender's loss detection by up to IRN_SACK_EVERY - 1 packets,
+ * and halve, or better, the ACKs its completer processes during recovery.
+ * IRN's single-PSN NACK (sack_single) carries one PSN and cannot skip any.
+ */
+#define IRN_SACK_EVERY	4
+
+static bool sack_due(struct irn_qp *qp, const struct irn_pkt *pkt)
+{
+	if (pkt->ack_req || qp->irn.sack_single)
+		return true;
+	return ++qp->resp.sack_owed >= IRN_SACK_EVERY;
 }
 
 static void send_ack(struct irn_qp *qp, u8 syndrome, u32 psn)
@@ -812,7 +833,7 @@ static enum resp_state irn_place(struct resp_ctx *c)
 		irn_dev_count(qp->dev, IRN_CNT_OOO_PLACED);
 		trace_irn_ooo_placed(irn_qp_num(qp), pkt->psn,
 				     irn_psn_diff(pkt->psn, qp->resp.epsn));
-		c->sack = true;
+		c->sack = sack_due(qp, pkt);
 	}
 	return RESP_DONE;
 }
