@@ -365,28 +365,12 @@ diag_stop()
 # where it is blocked and what its device's QPs look like.
 stuck_diag()
 {
-	local pid=$2 dev=$3 f=$4 q
-
 	sleep "$1"
-	kill -0 "$pid" 2>/dev/null || return 0
+	kill -0 "$2" 2>/dev/null || return 0
 	{
-		echo "### pid $pid still running $1 s after the fault"
-		echo "--- wchan: $(cat "/proc/$pid/wchan" 2>&1)"
-		echo "--- stack"; cat "/proc/$pid/stack" 2>&1
-		for q in /proc/"$pid"/task/*; do
-			echo "--- task ${q##*/} $(cat "$q/wchan" 2>&1)"
-			cat "$q/stack" 2>&1
-		done
-		echo "--- ip link"; ip -br link 2>&1
-		echo "--- dmesg"; dmesg | tail -8
-		echo "--- rdma resource show qp"; rdma resource show qp 2>&1
-		echo "--- counters"; rdma statistic show link "$dev/1" 2>&1
-		echo "--- debugfs"; cat /sys/kernel/debug/irn/"$dev"/qps 2>&1
-		sleep 5
-		echo "--- 5 s later: counters"
-		rdma statistic show link "$dev/1" 2>&1
-		echo "--- debugfs"; cat /sys/kernel/debug/irn/"$dev"/qps 2>&1
-	} >"$f" 2>&1
+		echo "### pid $2 still running $1 s after the fault"
+		irn_stuck_report "$3" "$2"
+	} >"$4" 2>&1
 }
 
 # Guest a alone: loopback on a veth pair whose end is deleted under it.

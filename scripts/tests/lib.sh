@@ -561,6 +561,31 @@ _irn_wait_file()
 	return 1
 }
 
+# irn_stuck_report DEV PID...: where each PID's threads are blocked and
+# what DEV's QPs and counters look like, then again 5 s later (progress or
+# none), for the log of a test whose tools outlive their time.
+irn_stuck_report()
+{
+	local dev=$1 pid t
+	shift
+
+	for pid in "$@"; do
+		echo "--- pid $pid $(cat "/proc/$pid/comm" 2>&1)"
+		for t in /proc/"$pid"/task/*; do
+			echo "--- task ${t##*/} wchan $(cat "$t/wchan" 2>&1)"
+			cat "$t/stack" 2>&1
+		done
+	done
+	echo "--- ip link"; ip -br link 2>&1
+	echo "--- dmesg"; dmesg | tail -8
+	echo "--- rdma resource show qp"; rdma resource show qp 2>&1
+	echo "--- counters"; rdma statistic show link "$dev/1" 2>&1
+	echo "--- debugfs"; cat "/sys/kernel/debug/irn/$dev/qps" 2>&1
+	sleep 5
+	echo "--- 5 s later: counters"; rdma statistic show link "$dev/1" 2>&1
+	echo "--- debugfs"; cat "/sys/kernel/debug/irn/$dev/qps" 2>&1
+}
+
 # irn_case_diag NAME WHAT CMD OUTFILE RC: append a diagnosis to failures.md
 irn_case_diag()
 {

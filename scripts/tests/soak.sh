@@ -71,18 +71,13 @@ only_qp1_left()
 # the state of every QP, the counters and where the tools are.
 stuck_diag()
 {
-	local p
-
 	sleep "$1"
 	pgrep -x 'ib_(write|read|send|atomic)_bw' >/dev/null || return 0
 	{
 		echo "### round $2: tools still running after $1 s"
-		cat "/sys/kernel/debug/irn/$IRN_DEV/qps" 2>&1
-		rdma statistic show link "$IRN_DEV/1" 2>&1
-		for p in $(pgrep -x 'ib_(write|read|send|atomic)_bw'); do
-			echo "--- pid $p $(cat "/proc/$p/comm") $(cat "/proc/$p/wchan")"
-			cat "/proc/$p/stack" 2>&1
-		done
+		# shellcheck disable=SC2046 # one PID per word
+		irn_stuck_report "$IRN_DEV" \
+			$(pgrep -x 'ib_(write|read|send|atomic)_bw')
 	} >"$IRN_OUT/soak-$2-stuck.txt" 2>&1
 	irn_log "round $2: still running after $1 s, see soak-$2-stuck.txt"
 }
