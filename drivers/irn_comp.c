@@ -451,16 +451,18 @@ static void irn_advance(struct irn_qp *qp)
 }
 
 /*
- * The path reorders: loss detection waits a reordering window from now on.
- * Each QP learns it for itself (the device does not remember it, unlike
- * the window's width: a path that reordered once for one QP may be
- * a different path for the next).
+ * The path reorders: loss detection waits a reordering window from now on,
+ * on this QP and on the device's QPs created later (irn_dev.reord, a path
+ * memory like the window's width): a young QP would otherwise resend
+ * spuriously for the round trip its first evidence takes to come back.
  */
 static void irn_reordered(struct irn_qp *qp)
 {
 	if (!qp->flow.reord)
 		irn_dev_count(qp->dev, IRN_CNT_REORDER_SEEN);
 	irn_flow_on_reorder(&qp->flow);
+	if (!READ_ONCE(qp->dev->reord))
+		WRITE_ONCE(qp->dev->reord, true);
 }
 
 /* Open a recovery episode if the scoreboard now sees a loss. */

@@ -193,6 +193,8 @@ static void init_irn(struct irn_qp *qp, const struct irn_tunables *tun)
 					 IRN_CAP_MIN, IRN_CAP_MAX));
 	qp->flow.reo_q = clamp_t(u32, READ_ONCE(qp->dev->reo_q),
 				 IRN_FLOW_REO_MIN_Q, IRN_FLOW_REO_MAX_Q);
+	if (READ_ONCE(qp->dev->reord))
+		irn_flow_on_reorder(&qp->flow);
 }
 
 /**

@@ -73,6 +73,8 @@ struct irn_tunables {
  * @reo_q: reordering window the device's QPs last settled on, in quarter
  *	   RTTs; new QPs start from it (a path memory, like TCP's metrics
  *	   cache), 0 before any has moved it
+ * @reord: a QP of this device saw its path reorder; new QPs start
+ *	   knowing it, and wait a reordering window from their first loss
  * @debugfs: the device's debugfs directory
  * @list: on the module's device list, protected by irn_devices_lock
  */
@@ -93,6 +95,7 @@ struct irn_dev {
 	spinlock_t		atomic_lock;	/* see above */
 	struct irn_tunables	tun;
 	u32			reo_q;
+	bool			reord;
 	struct dentry		*debugfs;
 	struct list_head	list;
 };
