@@ -470,11 +470,9 @@ static void irn_check_loss(struct irn_qp *qp, const char *why)
 {
 	struct irn_sb *sb = &qp->irn.sb;
 	bool started;
-	u32 reordered;
 
 	spin_lock_bh(&qp->irn.sb_lock);
-	reordered = irn_sb_take_reordered(sb);
-	if (reordered)
+	if (irn_sb_take_reordered(sb))
 		irn_reordered(qp);
 	irn_qp_sb_clock(qp);
 	started = irn_sb_start_recovery(sb, READ_ONCE(qp->req.psn));

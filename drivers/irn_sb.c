@@ -102,7 +102,7 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_reset);
  * @psn: the PSN; ignored outside [una, una + size)
  *
  * A PSN delivered after a later one (below @high) that was never resent
- * counts in @sb->reordered: it was overtaken, not lost.
+ * sets @sb->reordered: it was overtaken, not lost.
  *
  * Context: the completer, under the QP's scoreboard lock.
  * Return: true if it was not known to be delivered before.
@@ -117,7 +117,7 @@ bool irn_sb_mark_reply(struct irn_sb *sb, u32 psn)
 	if (!irn_psn_before(psn, sb->high))
 		sb->high = irn_psn_add(psn, 1);
 	else if (!test_bit(bit(sb, psn), sb->rexmit))
-		sb->reordered++;
+		sb->reordered = true;
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark_reply);
@@ -455,15 +455,15 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_timeout);
  * @sb: scoreboard
  *
  * Context: the completer, under the QP's scoreboard lock.
- * Return: PSNs delivered after a later one without having been resent
- * since the previous call.
+ * Return: true if a PSN was delivered after a later one without having
+ * been resent since the previous call.
  */
-u32 irn_sb_take_reordered(struct irn_sb *sb)
+bool irn_sb_take_reordered(struct irn_sb *sb)
 {
-	u32 n = sb->reordered;
+	bool seen = sb->reordered;
 
-	sb->reordered = 0;
-	return n;
+	sb->reordered = false;
+	return seen;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_take_reordered);
 

@@ -54,8 +54,8 @@
  * @in_recovery: an episode is running
  * @timed_out: the running episode began with a timeout, whose resends
  *	       may be needless without any reordering (a late ACK)
- * @reordered: PSNs acknowledged after a later one without being resent,
- *	       since irn_sb_take_reordered() last looked
+ * @reordered: a PSN was acknowledged after a later one without being
+ *	       resent, since irn_sb_take_reordered() last looked
  * @sacked: PSNs after @una delivered
  * @rack_ns: latest send time of an acknowledged PSN (RACK.xmit_ts)
  * @rack_seen_ns: @rack_ns when resent PSNs were last checked against it
@@ -80,7 +80,7 @@ struct irn_sb {
 	u32		recover;
 	bool		in_recovery;
 	bool		timed_out;
-	u32		reordered;
+	bool		reordered;
 	u32		sacked;
 	u64		rack_ns;
 	u64		rack_seen_ns;
@@ -109,7 +109,7 @@ bool irn_sb_next_lost(struct irn_sb *sb, u32 *psn);
 void irn_sb_mark_resent(struct irn_sb *sb, u32 psn, u32 n);
 bool irn_sb_start_recovery(struct irn_sb *sb, u32 nxt);
 void irn_sb_timeout(struct irn_sb *sb, u32 nxt);
-u32 irn_sb_take_reordered(struct irn_sb *sb);
+bool irn_sb_take_reordered(struct irn_sb *sb);
 u32 irn_sb_weight(const struct irn_sb *sb);
 void irn_sb_clock(struct irn_sb *sb, u64 now_ns, u64 reo_ns);
 void irn_sb_sent(struct irn_sb *sb, u32 psn, u64 now_ns);

@@ -30,7 +30,7 @@ enum sb_op {
 	SEEN,		/* a SACK names the read at PSN of n PSNs */
 	ANSWERED,	/* the read at PSN of n PSNs got a response */
 	EXECUTED,	/* an ACK passed the atomic at PSN, at time n */
-	REORDERED,	/* irn_sb_take_reordered() == n */
+	REORDERED,	/* irn_sb_take_reordered() == !!n */
 	TIMEDOUT,	/* the episode began with a timeout: n */
 };
 
@@ -261,7 +261,7 @@ static void irn_test_sb_script(struct kunit *test)
 			break;
 		case REORDERED:
 			KUNIT_EXPECT_EQ_MSG(test, irn_sb_take_reordered(&sb),
-					    s->n, "step %d", i);
+					    !!s->n, "step %d", i);
 			break;
 		case TIMEDOUT:
 			KUNIT_EXPECT_EQ_MSG(test, sb.timed_out, !!s->n,
