@@ -18,9 +18,11 @@
 #
 # Fails on: a connect failure, any fio error or verify mismatch, a
 # checksum mismatch after reconnect, NVMe I/O timeouts or errors in the
-# kernel log, or any kernel warning.  Go-back-N phases under loss connect
-# with a 15 s keep-alive timeout instead of 5 s (see kato_args()): each
-# tail loss costs them the 2.1 s IBTA timeout rdma_cm gives RoCE QPs.
+# kernel log (a target keep-alive expiry included, unless the controller
+# is one the host had disconnected: see reclaimed()), or any kernel
+# warning.  Go-back-N phases under loss connect with a 15 s keep-alive
+# timeout instead of 5 s (see kato_args()): each tail loss costs them the
+# 2.1 s IBTA timeout rdma_cm gives RoCE QPs.
 #
 #   IRN_NVMEOF_PHASES   ';'-separated MODE:NETEM[:SRQ] phases (NETEM "none"
 #                       for no qdisc; SRQ: nvmet-rdma's use_srq, default
@@ -88,13 +90,42 @@ counters()
 	done
 }
 
+# A controller the host has disconnected can outlive the disconnect on the
+# target: the host destroys its rdma_cm ID right after rdma_disconnect(),
+# which cancels the retries of the CM disconnect request (DREQ), so when
+# the lossy link drops that one packet the target learns of it only from
+# its keep-alive timer, which then reclaims the controller ("ctrl N
+# keep-alive timer (5 seconds) expired!", "ctrl N fatal error occurred!").
+# The host writes the target's ID of every controller it disconnects to
+# GONE; the target logs such lines for those IDs instead of failing.  The
+# expiry of a live controller still fails: the host sees it.
+GONE=$IRN_SHARED/nvmeof.disconnected
+
+# reclaimed LINES: the lines about controllers in GONE, as "ID"s
+reclaimed()
+{
+	local re='nvmet: ctrl ([0-9]+) (keep-alive timer \([0-9]+ seconds\) expired!|fatal error occurred!)'
+	local l
+	[[ -s $GONE ]] || return 0
+	while IFS= read -r l; do
+		[[ $l =~ $re ]] || continue
+		grep -qx "${BASH_REMATCH[1]}" "$GONE" && echo "$l"
+	done <<<"$1"
+	return 0
+}
+
 # nvme_log_check WHAT: NVMe I/O timeouts, errors or resets are failures
 nvme_log_check()
 {
-	local bad
+	local bad gone
 	bad=$(dmesg | tail -n +"$((IRN_DMESG_MARK + 1))" |
-		grep -E -i 'nvme.*(timeout|I/O error|error recovery|reconnect|failed)|nvmet.*(fail|error)|I/O error|blk_update_request|critical' |
+		grep -E -i 'nvme.*(timeout|I/O error|error recovery|reconnect|failed)|nvmet.*(fail|error|expired)|I/O error|blk_update_request|critical' |
 		grep -v -i 'Removing ctrl' || true)
+	gone=$(reclaimed "$bad")
+	if [[ -n $gone ]]; then
+		irn_log "$1: the target reclaimed controllers the host had disconnected (a lost DREQ):"$'\n'"$gone"
+		bad=$(grep -v -x -F "$gone" <<<"$bad" || true)
+	fi
 	[[ -n $bad ]] || return 0
 	irn_log "$1: counters now: $(counters | tr '\n' ' ')"
 	irn_fail "$1: NVMe errors in the kernel log:"$'\n'"$bad"$'\n'"--- the log before the first:"$'\n'"$(dmesg |
@@ -200,9 +231,20 @@ connect()
 	irn_log "connected: $BDEV ($(($(cat /sys/block/"${BDEV#/dev/}"/size) / 2048)) MiB) $out"
 }
 
+# The target's controller IDs of this host's controllers of NQN
+ctrl_ids()
+{
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[[ $(cat "$c/subsysnqn" 2>/dev/null) == "$NQN" ]] || continue
+		cat "$c/cntlid"
+	done
+}
+
 disconnect()
 {
 	local out
+	ctrl_ids >>"$GONE"
 	out=$(timeout -k 5 120 nvme disconnect -n "$NQN" 2>&1) ||
 		irn_fail "nvme disconnect -n $NQN failed: $out"
 	irn_wait_for 30 "the namespace block device to go" sh -c "! test -b $BDEV"
@@ -299,6 +341,7 @@ else
 	irn_defer rmmod nvme_rdma
 	irn_defer timeout 60 nvme disconnect-all
 	: >"$SUMMARY"
+	: >"$GONE"
 fi
 
 # delta ROLE NAME PHASE: growth of a counter of guest ROLE in a phase
