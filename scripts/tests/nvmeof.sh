@@ -62,8 +62,9 @@ SUMMARY=$IRN_OUT/nvmeof.txt
 PY=$(irn_python)
 if [[ $IRN_DRIVER == irn ]]; then
 	COUNTERS=(retransmitted_pkts selective_retransmits timeouts
-		  retransmit_episodes seq_nak_rcvd rnr_nak_rcvd retry_exceeded
-		  ooo_placed irn_qps)
+		  timeouts_short spurious_timeouts spurious_retransmits
+		  irn_duplicates sent_drop_local retransmit_episodes
+		  seq_nak_rcvd rnr_nak_rcvd retry_exceeded ooo_placed irn_qps)
 else
 	COUNTERS=(completer_retry_err rcvd_seq_err duplicate_request)
 fi
