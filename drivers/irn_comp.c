@@ -501,6 +501,27 @@ static void irn_acked_before(struct irn_qp *qp, u32 psn,
 	irn_advance(qp);
 }
 
+/*
+ * The peer got a packet twice since the last timeout, and @psn, what this
+ * D-SACK acknowledges, is no news: the original's acknowledgment came
+ * after the timeout, so the timeout fired early.  (Had the D-SACK been
+ * the first word of the PSN, the acknowledgment was lost instead, and
+ * the resend was what recovered it.)  Once per timeout: teach the RTT
+ * estimate (irn_flow_on_spurious_rto()) and drop the backoff, which only
+ * a lost resend would justify.
+ */
+static void spurious_timeout(struct irn_qp *qp, u32 psn)
+{
+	if (!qp->comp.rto_spent_ns ||
+	    irn_psn_after(irn_psn_add(psn, 1), qp->comp.psn))
+		return;
+	irn_dev_count(qp->dev, IRN_CNT_SPURIOUS_RTO);
+	irn_flow_on_spurious_rto(&qp->flow, qp->comp.rto_spent_ns,
+				 ktime_get_ns() - qp->comp.rto_fired_ns);
+	qp->comp.rto_spent_ns = 0;
+	qp->comp.backoff = 0;
+}
+
 static enum comp_state irn_do_ack(struct irn_qp *qp, struct sk_buff *skb,
 				  struct irn_pkt *pkt)
 {
@@ -520,6 +541,8 @@ static enum comp_state irn_do_ack(struct irn_qp *qp, struct sk_buff *skb,
 		/* A timeout's resends are needless on a slow path too. */
 		if (!READ_ONCE(qp->irn.sb.timed_out))
 			irn_reordered(qp);
+		else
+			spurious_timeout(qp, pkt->psn);
 	}
 	/* The SACK must start right after what the ACK acknowledges. */
 	if (pkt->ext_off &&
@@ -838,6 +861,8 @@ static void handle_timeout(struct irn_qp *qp)
 	short_rto = rto_is_short(qp);
 	irn_dev_count(qp->dev, short_rto ? IRN_CNT_RTO_SHORT :
 					   IRN_CNT_RTO_LONG);
+	qp->comp.rto_spent_ns = rto_ns(qp);
+	qp->comp.rto_fired_ns = ktime_get_ns();
 	if (qp->comp.backoff < 8)
 		qp->comp.backoff++;
 	spin_lock_bh(&qp->irn.sb_lock);

@@ -45,6 +45,7 @@ static const struct rdma_stat_desc irn_counter_descs[] = {
 	[IRN_CNT_IRN_DUP].name			= "irn_duplicates",
 	[IRN_CNT_SPURIOUS].name			= "spurious_retransmits",
 	[IRN_CNT_REORDER_SEEN].name		= "reordering_seen",
+	[IRN_CNT_SPURIOUS_RTO].name		= "spurious_timeouts",
 };
 
 static_assert(ARRAY_SIZE(irn_counter_descs) == IRN_NUM_COUNTERS);

@@ -154,6 +154,29 @@ void irn_flow_on_spurious(struct irn_flow *f, u32 n)
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_spurious);
 
 /**
+ * irn_flow_on_spurious_rto() - a timeout fired before the ACK was due
+ * @f: flow state
+ * @rto_ns: the timeout that expired
+ * @since_ns: time from the timeout to the peer's report of the duplicate
+ *
+ * The original packet was late, not lost: its acknowledgment came after
+ * @rto_ns, and before the duplicate's came back, @since_ns after the
+ * timeout.  Karn's rule keeps exactly such round trips out of the
+ * estimate, which then never learns the tail of a jittery path and keeps
+ * firing early.  The middle of that interval is taken as a sample, so
+ * rttvar grows (by about a quarter per early timeout) until the timeouts
+ * stop being early; normal samples shrink it again.  Eifel (RFC 4015)
+ * adapts the timer to late packets the same way.
+ *
+ * Context: the completer.
+ */
+void irn_flow_on_spurious_rto(struct irn_flow *f, u64 rto_ns, u64 since_ns)
+{
+	irn_flow_on_ack(f, 0, rto_ns + since_ns / 2);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_spurious_rto);
+
+/**
  * irn_flow_on_reorder() - the path was seen to reorder
  * @f: flow state
  *

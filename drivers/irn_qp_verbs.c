@@ -312,6 +312,7 @@ static void reset_qp(struct irn_qp *qp)
 	qp->comp.head = 0;
 	qp->comp.read_offset = 0;
 	qp->comp.backoff = 0;
+	qp->comp.rto_spent_ns = 0;
 	memset(&qp->resp, 0, offsetof(typeof(qp->resp), res));
 	/* res and srq_wqe stay allocated. */
 	memset(qp->resp.res, 0, IRN_MAX_RD_ATOMIC * sizeof(*qp->resp.res));

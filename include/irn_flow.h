@@ -12,6 +12,7 @@
  *  - irn_flow_on_ack(): packets newly acknowledged, with an RTT sample;
  *  - irn_flow_on_loss(): the completer decided a packet was lost;
  *  - irn_flow_on_spurious(): ... and it was not;
+ *  - irn_flow_on_spurious_rto(): a timeout fired before the ACK was due;
  *  - irn_flow_on_reorder(): the path was seen to reorder.
  *
  * The default policy is IRN's BDP-FC: a fixed cap on packets in flight and
@@ -59,6 +60,7 @@ ktime_t irn_flow_next_send(const struct irn_flow *f);
 void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns);
 void irn_flow_on_loss(struct irn_flow *f);
 void irn_flow_on_spurious(struct irn_flow *f, u32 n);
+void irn_flow_on_spurious_rto(struct irn_flow *f, u64 rto_ns, u64 since_ns);
 void irn_flow_on_reorder(struct irn_flow *f);
 u64 irn_flow_rto_ns(const struct irn_flow *f, u64 floor_ns, u64 ceil_ns);
 

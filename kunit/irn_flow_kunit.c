@@ -116,6 +116,39 @@ static void irn_test_flow_irn_rto(struct kunit *test)
 	}
 }
 
+/*
+ * Timeouts that fire early on a steady 10 ms path whose late packets take
+ * 40 ms: each raises the short timeout until it covers them, and then
+ * steady samples bring it back towards the 10 ms.
+ */
+static void irn_test_flow_spurious_rto(struct kunit *test)
+{
+	struct irn_flow f;
+	u64 rto, prev;
+	int i, n = 0;
+
+	irn_flow_init(&f, 0);
+	for (i = 0; i < 200; i++)
+		irn_flow_on_ack(&f, 1, 10 * MS);
+	rto = irn_flow_irn_rto_ns(&f, 1, 1 * MS, 5 * MS, 2000 * MS);
+	KUNIT_EXPECT_LT(test, rto, 11 * MS);
+	while (rto < 40 * MS) {
+		prev = rto;
+		/* the late ACK came at 40 ms, the duplicate's after 10 more */
+		irn_flow_on_spurious_rto(&f, rto, 40 * MS - rto + 10 * MS);
+		rto = irn_flow_irn_rto_ns(&f, 1, 1 * MS, 5 * MS, 2000 * MS);
+		KUNIT_EXPECT_GT(test, rto, prev);
+		if (++n > 6)
+			break;
+	}
+	KUNIT_EXPECT_GE(test, rto, 40 * MS);
+	KUNIT_EXPECT_LE(test, n, 6);
+	for (i = 0; i < 30; i++)
+		irn_flow_on_ack(&f, 1, 10 * MS);
+	KUNIT_EXPECT_LT(test, irn_flow_irn_rto_ns(&f, 1, 1 * MS, 5 * MS,
+						  2000 * MS), 15 * MS);
+}
+
 /* The reordering window widens on spurious resends and narrows slowly. */
 static void irn_test_flow_reorder_window(struct kunit *test)
 {
@@ -224,6 +257,7 @@ static struct kunit_case irn_flow_cases[] = {
 	KUNIT_CASE(irn_test_flow_reord),
 	KUNIT_CASE(irn_test_flow_reorder_window),
 	KUNIT_CASE(irn_test_flow_irn_rto),
+	KUNIT_CASE(irn_test_flow_spurious_rto),
 	KUNIT_CASE(irn_test_flow_default_window),
 	KUNIT_CASE(irn_test_flow_rto_before_samples),
 	KUNIT_CASE(irn_test_flow_first_sample),
