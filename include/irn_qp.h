@@ -169,9 +169,9 @@ struct irn_qp {
 		u32		head;		/* oldest WQE not completed */
 		u32		read_offset;	/* bytes of that read placed */
 		u64		progress_ns;	/* last acknowledgment progress */
-		u8		backoff;	/* IRN timeouts without progress */
 		u64		rto_spent_ns;	/* the IRN timeout that last fired */
 		u64		rto_fired_ns;	/* ... and when */
+		u8		backoff;	/* IRN timeouts without progress */
 		u8		retry_left;
 		u8		rnr_left;
 		bool		rewound;	/* asked, no progress since */

@@ -102,7 +102,7 @@ counters()
 # expiry of a live controller still fails: the host sees it.
 GONE=$IRN_SHARED/nvmeof.disconnected
 
-# reclaimed LINES: the lines about controllers in GONE, as "ID"s
+# reclaimed LINES: those of LINES that are about controllers in GONE
 reclaimed()
 {
 	local re='nvmet: ctrl ([0-9]+) (keep-alive timer \([0-9]+ seconds\) expired!|fatal error occurred!)'
