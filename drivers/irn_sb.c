@@ -84,6 +84,7 @@ void irn_sb_reset(struct irn_sb *sb, u32 psn)
 	bitmap_zero(sb->rexmit, sb->size);
 	sb->una = psn;
 	sb->high = psn;
+	sb->reply_high = psn;
 	sb->lost_until = psn;
 	sb->cursor = psn;
 	sb->stamp_from = psn;
@@ -96,29 +97,45 @@ void irn_sb_reset(struct irn_sb *sb, u32 psn)
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_reset);
 
-/**
- * irn_sb_mark_reply() - a read response or atomic result was delivered
- * @sb: scoreboard
- * @psn: the PSN; ignored outside [una, una + size)
- *
- * A PSN delivered after a later one (below @high) that was never resent
- * sets @sb->reordered: it was overtaken, not lost.
- *
- * Context: the completer, under the QP's scoreboard lock.
- * Return: true if it was not known to be delivered before.
+/*
+ * @psn was delivered; @order is one past the highest PSN of its kind
+ * delivered so far.  Delivered below that although never resent, it was
+ * overtaken, not lost: the path reorders.
  */
-bool irn_sb_mark_reply(struct irn_sb *sb, u32 psn)
+static bool deliver(struct irn_sb *sb, u32 psn, u32 *order)
 {
 	if (!tracked(sb, psn) || test_bit(bit(sb, psn), sb->got))
 		return false;
 	__set_bit(bit(sb, psn), sb->got);
 	/* Read without the lock by irn_sb_weight(). */
 	WRITE_ONCE(sb->sacked, sb->sacked + 1);
+	/* @order may be @high itself: compare before moving either. */
+	if (irn_psn_before(psn, *order) &&
+	    !test_bit(bit(sb, psn), sb->rexmit))
+		sb->reordered = true;
+	if (!irn_psn_before(psn, *order))
+		*order = irn_psn_add(psn, 1);
 	if (!irn_psn_before(psn, sb->high))
 		sb->high = irn_psn_add(psn, 1);
-	else if (!test_bit(bit(sb, psn), sb->rexmit))
-		sb->reordered = true;
 	return true;
+}
+
+/**
+ * irn_sb_mark_reply() - a read response or atomic result was delivered
+ * @sb: scoreboard
+ * @psn: the PSN; ignored outside [una, una + size)
+ *
+ * A reply delivered below a later reply, never re-requested, sets
+ * @sb->reordered.  Replies are compared with replies only: a request the
+ * responder held behind a hole is answered after later requests were
+ * acknowledged, and that is the loss of the hole, not reordering.
+ *
+ * Context: the completer, under the QP's scoreboard lock.
+ * Return: true if it was not known to be delivered before.
+ */
+bool irn_sb_mark_reply(struct irn_sb *sb, u32 psn)
+{
+	return deliver(sb, psn, &sb->reply_high);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark_reply);
 
@@ -127,7 +144,8 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark_reply);
  * @sb: scoreboard
  * @psn: the PSN; ignored outside [una, una + size)
  *
- * As irn_sb_mark_reply(), and its send time advances RACK's clock.
+ * A PSN acknowledged below a later one (@high), never resent, sets
+ * @sb->reordered.  Its send time advances RACK's clock.
  *
  * Context: the completer, under the QP's scoreboard lock.
  * Return: true if it was not known to be delivered before.
@@ -136,7 +154,7 @@ bool irn_sb_mark(struct irn_sb *sb, u32 psn)
 {
 	u64 sent;
 
-	if (!irn_sb_mark_reply(sb, psn))
+	if (!deliver(sb, psn, &sb->high))
 		return false;
 	sent = READ_ONCE(sb->sent_ns[bit(sb, psn)]);
 	if (sent > sb->rack_ns)
@@ -265,6 +283,8 @@ void irn_sb_advance(struct irn_sb *sb, u32 psn)
 	}
 	if (irn_psn_before(sb->high, sb->una))
 		sb->high = sb->una;
+	if (irn_psn_before(sb->reply_high, sb->una))
+		sb->reply_high = sb->una;
 	if (irn_psn_before(sb->lost_until, sb->una))
 		sb->lost_until = sb->una;
 	if (irn_psn_before(sb->cursor, sb->una))

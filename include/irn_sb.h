@@ -32,7 +32,8 @@
  * The scoreboard also gathers evidence that the path reorders, which
  * decides whether loss detection waits a reordering window at all (RACK's
  * reord flag): a PSN acknowledged after a later one (below @high) although
- * it was never resent arrived late, not lost.
+ * it was never resent arrived late, not lost.  Replies are compared with
+ * replies only, since the responder answers a held request late.
  */
 #ifndef _IRN_SB_H
 #define _IRN_SB_H
@@ -47,6 +48,8 @@
  * @size: PSNs tracked from @una on, a power of two
  * @una: oldest PSN not delivered
  * @high: one past the highest PSN delivered, or @una
+ * @reply_high: one past the highest PSN delivered by a reply (a read
+ *		response or atomic result), or @una
  * @lost_until: PSNs before this are lost (set by a timeout)
  * @cursor: no retransmission is due before this PSN
  * @stamp_from: read responses before this have been stamped as overtaken
@@ -74,6 +77,7 @@ struct irn_sb {
 	u32		size;
 	u32		una;
 	u32		high;
+	u32		reply_high;
 	u32		lost_until;
 	u32		cursor;
 	u32		stamp_from;

@@ -14,6 +14,7 @@
 enum sb_op {
 	END,
 	MARK,		/* PSN delivered */
+	REPLY,		/* PSN delivered by a read response or atomic result */
 	ADVANCE,	/* cumulative point moves to PSN */
 	LOST,		/* next retransmission is PSN; mark it resent */
 	NONE,		/* no retransmission due */
@@ -149,6 +150,19 @@ static const struct sb_script scripts[] = {
 		{ REORDERED, 0, 1 }, { RECOVER, 8 }, { LOST, 3 },
 		{ TIMEOUT, 8 }, { MARK, 3 }, { REORDERED, 0, 0 },
 		{ FIRST, 8 } } },
+	/*
+	 * A read held behind a lost write is answered after the writes that
+	 * follow it were acknowledged: the loss of the write, not
+	 * reordering.  Replies overtaking replies are reordering.
+	 */
+	{ "held_read_answered_late_is_no_reordering", {
+		{ SEEN, 1, 4 }, { MARK, 5 }, { MARK, 6 }, { MARK, 7 },
+		{ RECOVER, 8 }, { LOST, 0 }, { NONE }, { MARK, 0 },
+		{ ANSWERED, 1, 4 }, { REPLY, 1 }, { REPLY, 2 }, { REPLY, 3 },
+		{ REPLY, 4 }, { REORDERED, 0, 0 }, { FIRST, 8 } } },
+	{ "replies_overtaking_replies", {
+		{ REPLY, 0 }, { REPLY, 2 }, { REPLY, 3 }, { REORDERED, 0, 0 },
+		{ REPLY, 1 }, { REORDERED, 0, 1 }, { FIRST, 4 } } },
 	{ "timeout_flag_lasts_until_next_episode", {
 		{ TIMEDOUT, 0, 0 }, { TIMEOUT, 4 }, { TIMEDOUT, 0, 1 },
 		{ LOST, 0 }, { MARK, 0 }, { MARK, 1 }, { MARK, 2 },
@@ -197,6 +211,10 @@ static void irn_test_sb_script(struct kunit *test)
 		switch (s->op) {
 		case MARK:
 			irn_sb_mark(&sb, at);
+			break;
+		case REPLY:
+			KUNIT_EXPECT_TRUE_MSG(test, irn_sb_mark_reply(&sb, at),
+					      "step %d", i);
 			break;
 		case ADVANCE:
 			irn_sb_advance(&sb, at);
