@@ -20,12 +20,16 @@
 # row says "n/a" when the kernel lacks it), tcp (iperf3, the ceiling).
 # Workloads: write_bw read_bw send_bw write_bw_4qp (64 KiB messages,
 # for S seconds; 4qp: 4 QPs), write_lat send_lat (64 B, N iterations;
+# p50 and p99), nvme_randread nvme_randwrite (NVMe over Fabrics: nvmet-rdma
+# on guest b, nvme-rdma and fio on guest a, 4 KiB random I/O at iodepth 16
+# for S seconds; goodput in MB/s, 256 IOPS each, and completion latency
 # p50 and p99), iperf3 (tcp only).  --list prints the conditions.
 # --quick: rxe irn-gbn irn tcp; lossless, 1% and 5% loss, the shallow
 # bottleneck; write_bw write_lat iperf3; 1 run of 2 s (some 6 minutes).
 # Default (full): all transports, all conditions, all workloads, 3 runs
-# of 4 s each (750 runs, some 2.5 hours under QEMU TCG on 2 cores;
-# --reps 1 --seconds 3 --lat-iters 100 took 45 minutes).
+# of 4 s each (990 runs, some 3.5 hours under QEMU TCG on 2 cores;
+# without the NVMe-oF workloads, --reps 1 --seconds 3 --lat-iters 100
+# took 45 minutes).
 set -euo pipefail
 
 IRN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -59,7 +63,7 @@ ALL_CONDS="lossless loss-0.1% loss-1% loss-5% 2ms 2ms-loss-0.1% 2ms-loss-1% 2ms-
 QUICK_CONDS="lossless loss-1% loss-5% bottleneck"
 
 TRANSPORTS="rxe irn-gbn irn siw tcp"
-WORKLOADS="write_bw read_bw send_bw write_bw_4qp write_lat send_lat iperf3"
+WORKLOADS="write_bw read_bw send_bw write_bw_4qp write_lat send_lat nvme_randread nvme_randwrite iperf3"
 CONDS=$ALL_CONDS
 REPS=3 SECS=4 LAT_ITERS=200 OUT='' SIW_KERNEL=kunit QUICK=0 REPORT=''
 SET_T=0 SET_C=0 SET_W=0 SET_R=0 SET_S=0 SET_L=0
@@ -123,7 +127,8 @@ validate() {
 	done
 	for w in $WORKLOADS; do
 		case $w in
-		write_bw | read_bw | send_bw | write_bw_4qp | write_lat | send_lat | iperf3) ;;
+		write_bw | read_bw | send_bw | write_bw_4qp | write_lat | send_lat | \
+			nvme_randread | nvme_randwrite | iperf3) ;;
 		*) irn_die "unknown workload '$w' (see --help)" ;;
 		esac
 	done
@@ -180,6 +185,8 @@ to_csv() {
 			vals=",,"
 		elif [[ $w == iperf3 ]]; then
 			vals="$(irn_cmp_parse_iperf3 "$out/$tag.client"),,"
+		elif [[ $w == nvme_* ]]; then
+			vals=$(irn_cmp_parse_fio "$out/$tag.client")
 		else
 			vals=$(irn_cmp_parse_perftest "$out/$tag.client" "$SECS")
 		fi

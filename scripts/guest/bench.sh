@@ -97,60 +97,18 @@ barrier() {
 }
 
 # ---- NVMe over Fabrics workloads (nvme_randread, nvme_randwrite) ----------
-# Guest b is the target (nvmet-rdma without SRQ, a 256 MiB brd namespace),
-# set up once;
-# guest a connects with nvme-rdma for each run and runs fio (4k, iodepth
-# 16, $secs s).  The CSV gets IOPS in the bandwidth column and the p99
-# completion latency (us) in the p99 column.
-NVME_NQN=nqn.2026-11.org.irn:bench
+# Guest b is the target, guest a the host (nvme.sh).  The CSV gets IOPS in
+# the bandwidth column and the p99 completion latency (us) in the p99
+# column.
+# shellcheck source=scripts/guest/nvme.sh
+source "$(dirname "${BASH_SOURCE[0]}")/nvme.sh"
 NVME_TADDR=10.77.0.2
 
-nvme_target() {
-	local c=/sys/kernel/config/nvmet s p
-	s=$c/subsystems/$NVME_NQN p=$c/ports/1
-	[[ -e $p/subsystems/$NVME_NQN ]] && return 0
-	modprobe configfs
-	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-	# no SRQ, for every driver alike: irn keeps QPs with an SRQ go-back-N
-	modprobe brd rd_nr=1 rd_size=262144 max_part=0 && modprobe nvmet &&
-		modprobe nvmet-rdma use_srq=0 || return 1
-	mkdir -p "$s/namespaces/1" "$p" || return 1
-	echo 1 >"$s/attr_allow_any_host"
-	echo /dev/ram0 >"$s/namespaces/1/device_path"
-	echo 1 >"$s/namespaces/1/enable"
-	echo rdma >"$p/addr_trtype"
-	echo ipv4 >"$p/addr_adrfam"
-	echo "$NVME_TADDR" >"$p/addr_traddr"
-	echo 4420 >"$p/addr_trsvcid"
-	ln -s "$s" "$p/subsystems/$NVME_NQN"
-}
-
-# nvme_client NAME OUT: connect, one fio run, disconnect; prints
-# "IOPS P99_US" (0 0 on failure)
+# nvme_client NAME OUT: one fio run; prints "IOPS P99_US" (0 0 on failure)
 nvme_client() {
-	local name=$1 log=$2 rw dev d json=$2.json i
-	rw=${name#nvme_}
-	modprobe nvme-rdma
-	for i in 1 2 3; do
-		timeout 120 nvme connect -t rdma -a "$NVME_TADDR" -s 4420 \
-			-n "$NVME_NQN" >>"$log" 2>&1 && break
-		sleep 2
-	done
-	for i in $(seq 300); do
-		for d in /sys/block/nvme*; do
-			[[ ${d##*/} =~ ^nvme[0-9]+n[0-9]+$ && -b /dev/${d##*/} ]] &&
-				dev=/dev/${d##*/} && break 2
-		done
-		sleep 0.1
-	done
-	if [[ -n ${dev:-} ]]; then
-		timeout $((secs + 120)) fio --name="$name" --filename="$dev" \
-			--direct=1 --ioengine=libaio --rw="$rw" --bs=4k \
-			--iodepth=16 --size=64M --time_based --runtime="$secs" \
-			--output-format=json --output="$json" >>"$log" 2>&1
-	fi
-	timeout 120 nvme disconnect -n "$NVME_NQN" >>"$log" 2>&1
-	/usr/bin/python3 - "$json" "${rw#rand}" <<'PY' 2>>"$log" || echo "0 0"
+	local name=$1 log=$2 json=$2.json rw=${1#nvme_rand}
+	irn_nvme_run "$name" "$secs" "$NVME_TADDR" "$log" "$json"
+	/usr/bin/python3 - "$json" "$rw" <<'PY' 2>>"$log" || echo "0 0"
 import json, sys
 s = json.load(open(sys.argv[1]))["jobs"][0][sys.argv[2]]
 print("%.0f %.0f" % (s["iops"], s["clat_ns"]["percentile"]["99.000000"] / 1000))
@@ -185,7 +143,7 @@ run_one() {
 	drop0=$(netem_dropped) retx0=$(resent)
 	if [[ $name == nvme_* ]]; then
 		if [[ $IRN_ROLE == b ]]; then
-			nvme_target >>"$out/$tag-$name.server" 2>&1 ||
+			irn_nvme_target "$NVME_TADDR" >>"$out/$tag-$name.server" 2>&1 ||
 				echo "nvmet target setup failed" >>"$out/$tag-$name.server"
 			barrier "target-$tag-$name"
 			barrier "end-$tag-$name"

@@ -7,7 +7,9 @@
 # counter snapshots for the host to read.
 #
 # Per run (tag rNNNN) on guest a, in $IRN_GUEST_OUT:
-#   rNNNN.client         the client's output (perftest or iperf3)
+#   rNNNN.client         the client's output (perftest or iperf3; fio's
+#                        JSON report for the NVMe-oF workloads, whose
+#                        connect and fio messages go to rNNNN.log)
 # and in $IRN_GUEST_SHARED (both guests):
 #   rNNNN.server.b       the server's output
 #   rNNNN.before.ROLE    counter snapshot before the run: "name value" lines
@@ -39,6 +41,9 @@ DEV=dev0
 PEER_ROLE=$([[ $IRN_ROLE == a ]] && echo b || echo a)
 PORT=18515
 UNAVAILABLE=
+
+# shellcheck source=scripts/guest/nvme.sh
+source "$(dirname "${BASH_SOURCE[0]}")/nvme.sh"
 
 log() { printf '[compare %s %s] %s\n' "$TRANSPORT" "$IRN_ROLE" "$*"; }
 
@@ -173,6 +178,7 @@ workload_cmd() {
 	write_lat) echo "ib_write_lat $dev -s 64 -n $LAT_ITERS" ;;
 	send_lat) echo "ib_send_lat $dev -s 64 -n $LAT_ITERS" ;;
 	iperf3) echo "iperf3 -p $PORT -f m" ;;
+	nvme_randread | nvme_randwrite) echo "$1" ;;
 	*) return 1 ;;
 	esac
 }
@@ -186,6 +192,38 @@ server_listening() {
 	ss -Hltn "sport = :$PORT" 2>/dev/null | grep -q .
 }
 
+# run_nvme TAG COND WORKLOAD REP: guest b exports the namespace (once per
+# boot) and waits; guest a connects, runs fio and disconnects.  A kernel
+# without nvmet-rdma makes the run n/a.
+run_nvme() {
+	local tag=$1 cond=$2 w=$3 rep=$4 t0 status=ok
+	if [[ $IRN_ROLE == b ]]; then
+		irn_nvme_target "$IRN_SELF_IP" >"$SHARED/$tag.server.b" 2>&1 ||
+			touch "$SHARED/$tag.no-target"
+		touch "$SHARED/$tag.ready"
+		wait_file "$SHARED/$tag.client-done" $((SECS + RUN_TIMEOUT + 400))
+		snapshot "$SHARED/$tag.after.b"
+		touch "$SHARED/$tag.done.b"
+		barrier "end-$tag" $((RUN_TIMEOUT + 120))
+		return 0
+	fi
+	wait_file "$SHARED/$tag.ready" 120
+	t0=$SECONDS
+	if [[ -e $SHARED/$tag.no-target ]]; then
+		status="n/a: $(grep -m1 '^no .* module' "$SHARED/$tag.server.b" ||
+			echo 'nvmet target setup failed')"
+	elif ! irn_nvme_run "$w" "$SECS" "$IRN_PEER_IP" "$OUT/$tag.log" \
+		"$OUT/$tag.client"; then
+		status="fio or nvme connect failed"
+	fi
+	touch "$SHARED/$tag.client-done"
+	wait_file "$SHARED/$tag.done.b" 60 || true
+	snapshot "$SHARED/$tag.after.a"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$tag" "$cond" "$w" "$rep" "$status" \
+		"$((SECONDS - t0))" >>"$OUT/runs.tsv"
+	barrier "end-$tag" $((RUN_TIMEOUT + 120))
+}
+
 # run_one TAG COND WORKLOAD REP
 run_one() {
 	local tag=$1 cond=$2 w=$3 rep=$4 cmd rc=0 t0 try status pid i
@@ -193,6 +231,10 @@ run_one() {
 	cmd=$(workload_cmd "$w") || return 0
 	barrier "start-$tag" || return 1
 	snapshot "$SHARED/$tag.before.$IRN_ROLE"
+	if [[ $w == nvme_* ]]; then
+		run_nvme "$tag" "$cond" "$w" "$rep"
+		return
+	fi
 	if [[ $IRN_ROLE == b ]]; then
 		[[ $w == iperf3 ]] && cmd="iperf3 -s -1 -p $PORT"
 		# shellcheck disable=SC2086

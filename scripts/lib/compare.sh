@@ -7,6 +7,7 @@
 #
 #   irn_cmp_parse_perftest FILE      -> "bw_MBps,lat_p50_us,lat_p99_us"
 #   irn_cmp_parse_iperf3 FILE        -> "bw_MBps" (receiver side)
+#   irn_cmp_parse_fio FILE           -> "bw_MBps,lat_p50_us,lat_p99_us"
 #   irn_cmp_counters BA AA [BB AB]   -> "name delta" lines: after - before,
 #                                       summed over both guests
 #   irn_cmp_aggregate RUNS.csv       -> summary CSV (median per cell)
@@ -60,6 +61,25 @@ irn_cmp_parse_iperf3() {
 		}
 	}
 	END { printf "%s\n", bw }' "$1"
+}
+
+# irn_cmp_parse_fio FILE: fio's JSON report of one job (the NVMe-oF
+# workloads): the bandwidth of the reads and writes together in MB/s, and
+# the median and 99th percentile completion latency of whichever
+# direction did more I/O, in microseconds.  Empty fields when the file is
+# missing or is not such a report (a failed run).
+irn_cmp_parse_fio() {
+	python3 - "$1" <<'PY' 2>/dev/null || echo ",,"
+import json, sys
+job = json.load(open(sys.argv[1]))["jobs"][0]
+sides = [job[d] for d in ("read", "write") if job[d]["total_ios"] > 0]
+if not sides:
+    raise SystemExit(1)
+main = max(sides, key=lambda d: d["total_ios"])
+pct = main["clat_ns"]["percentile"]
+print("%.2f,%.0f,%.0f" % (sum(d["bw_bytes"] for d in sides) / 1048576,
+                          pct["50.000000"] / 1000, pct["99.000000"] / 1000))
+PY
 }
 
 # irn_cmp_counters BEFORE_A AFTER_A [BEFORE_B AFTER_B]: per counter, the
@@ -175,8 +195,9 @@ irn_cmp_aggregate() {
 }
 
 # irn_cmp_markdown SUMMARY.csv: a goodput table (MB/s and % of the
-# lossless figure, transports x conditions), a latency table (p50 / p99),
-# and the per-cell detail with counters.  Every cell holds a value, "-"
+# lossless figure, transports x conditions), a latency table (p50 / p99;
+# the NVMe-oF workloads are in both), and the per-cell detail with
+# counters.  Every cell holds a value, "-"
 # (no such value for this workload) or "n/a" / "failed".
 irn_cmp_markdown() {
 	awk -F, '
@@ -191,9 +212,10 @@ irn_cmp_markdown() {
 		return ms(p50[k]) " / " ms(p99[k])
 	}
 	function ms(us) { return us == "-" ? "-" : sprintf("%.2f", us / 1000) }
+	function has(w, islat) { return islat ? w ~ /_lat$|^nvme_/ : w !~ /_lat$/ }
 	function pivot(title, islat,    i, j, k, line, sep, any) {
 		any = 0
-		for (i = 0; i < nr; i++) if ((rows[i] ~ /_lat$/) == islat) any = 1
+		for (i = 0; i < nr; i++) if (has(rows[i], islat)) any = 1
 		if (!any) return
 		print "### " title "\n"
 		line = "| transport | workload |"; sep = "| --- | --- |"
@@ -201,7 +223,7 @@ irn_cmp_markdown() {
 		print line; print sep
 		for (i = 0; i < nr; i++) {
 			split(rowkey[i], rk, SUBSEP)
-			if ((rk[2] ~ /_lat$/) != islat) continue
+			if (!has(rk[2], islat)) continue
 			line = "| " rk[1] " | " rk[2] " |"
 			for (j = 0; j < nc; j++) {
 				k = rk[1] SUBSEP conds[j] SUBSEP rk[2]

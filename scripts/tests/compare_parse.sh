@@ -4,7 +4,7 @@
 #
 # The parsing and aggregation behind scripts/compare.sh (scripts/lib/
 # compare.sh), on the host, without guests:
-#  - perftest and iperf3 output recorded from real guest runs
+#  - perftest, iperf3 and fio (JSON) output recorded from real guest runs
 #    (data/compare/*.client) parse to the numbers read off those files by
 #    hand;
 #  - counter snapshots recorded before and after real runs on both guests
@@ -70,10 +70,18 @@ expect "siw ib_write_lat, uncalibrated clock" ",," "$(irn_cmp_parse_perftest "$D
 # 223 Mbit/s received = 223e6 / 8 / 2^20 MB/s = 26.58; 5.83 Mbit/s = 0.69
 expect "iperf3 lossless (receiver 223 Mbits/sec)" "26.58" "$(irn_cmp_parse_iperf3 "$DATA/tcp-iperf3.client")"
 expect "iperf3 1% loss (receiver 5.83 Mbits/sec)" "0.69" "$(irn_cmp_parse_iperf3 "$DATA/tcp-iperf3-loss1.client")"
+# fio's JSON from make check's nvmeof test (4 KiB, iodepth 16): randread
+# "bw_bytes" 2640535 = 2.52 MB/s (2^20), clat "50.000000" 19529728 ns and
+# "99.000000" 57933824 ns; randwrite 2373004 B/s = 2.26 MB/s, 22151168
+# and 93847552 ns, in the "write" section (the "read" one is all zeros)
+expect "fio randread" "2.52,19530,57934" "$(irn_cmp_parse_fio "$DATA/irn-nvme_randread.client")"
+expect "fio randwrite" "2.26,22151,93848" "$(irn_cmp_parse_fio "$DATA/irn-nvme_randwrite.client")"
 # a failed run: no result row, empty values
 printf 'Couldn'"'"'t connect to 10.77.0.2:18515\n' >"$TMP/failed.client"
 expect "failed perftest run" ",," "$(irn_cmp_parse_perftest "$TMP/failed.client")"
 expect "failed iperf3 run" "" "$(irn_cmp_parse_iperf3 "$TMP/failed.client")"
+expect "failed fio run (no JSON)" ",," "$(irn_cmp_parse_fio "$TMP/failed.client")"
+expect "failed fio run (no file)" ",," "$(irn_cmp_parse_fio "$TMP/missing.client")"
 
 # --- counter deltas over both guests -------------------------------------
 s=$DATA/irn-loss1-write_bw
@@ -97,7 +105,7 @@ expect "rxe has no retransmitted_pkts" "" "$(grep '^retransmitted_pkts ' "$TMP/r
 # --- aggregation of a synthetic CSV (worked out by hand) -----------------
 irn_cmp_aggregate "$DATA/synthetic-runs.csv" >"$TMP/summary.csv"
 expect "summary header" "$IRN_CMP_SUMMARY_HEADER" "$(head -n1 "$TMP/summary.csv")"
-expect "summary rows" 11 "$(wc -l <"$TMP/summary.csv")"
+expect "summary rows" 13 "$(wc -l <"$TMP/summary.csv")"
 while IFS= read -r want; do
 	expect_line "summary" "$TMP/summary.csv" "$want"
 done <<'ROWS'
@@ -111,6 +119,8 @@ rxe,loss-1%,0,1,random,write_bw,3,3,4.00,10,-,-,40,-,8,-,ok
 siw,lossless,0,0,lossless,write_bw,3,0,-,-,-,-,-,-,-,-,n/a: not enabled in this kernel
 tcp,lossless,0,0,lossless,iperf3,2,2,105.00,100,-,-,0,1,-,-,ok
 tcp,loss-1%,0,1,random,iperf3,1,1,21.00,20,-,-,40,3,-,-,ok
+irn,lossless,0,0,lossless,nvme_randread,2,2,3.00,100,400,1200,0,0,0,0,ok
+irn,loss-1%,0,1,random,nvme_randread,1,1,1.00,33,1000,40000,10,12,4,2,ok
 ROWS
 
 # --- Markdown --------------------------------------------------------------
@@ -124,6 +134,8 @@ done <<'ROWS'
 | siw | write_bw | n/a | - | - | - |
 | tcp | iperf3 | 105.00 (100%) | 21.00 (20%) | - | - |
 | irn | write_lat | 0.20 / 3.00 | - | - | - |
+| irn | nvme_randread | 3.00 (100%) | 1.00 (33%) | - | - |
+| irn | nvme_randread | 0.40 / 1.20 | 1.00 / 40.00 | - | - |
 | irn | 2ms-loss-1% | write_bw | 2/3 | 5.00 | 50% | - | - | 15 | 14 | 4 | 2 | 1 of 3 failed: rc=124 |
 | siw | lossless | write_bw | 0/3 | - | - | - | - | - | - | - | - | n/a (not enabled in this kernel) |
 ROWS
