@@ -65,7 +65,7 @@ netem_dropped()
 
 NAMES=(retransmitted_pkts selective_retransmits ooo_placed irn_qps
        retransmit_episodes timeouts sack_sent irn_duplicates
-       spurious_retransmits)
+       spurious_retransmits spurious_timeouts reordering_seen)
 TRACING=/sys/kernel/tracing
 if [[ ${IRN_LOSSY_TRACE:-0} == 1 ]]; then
 	mountpoint -q $TRACING || mount -t tracefs none $TRACING ||
@@ -138,11 +138,12 @@ for mode in $MODES; do
 			retx=$(delta a retransmitted_pkts)
 			sel=$(delta a selective_retransmits)
 			ooo=$(delta b ooo_placed)
-			line=$(printf '%-4s %-28s %4ss lost %5d resent %5d selective %5d spurious %5d dup_rcvd %5d ooo_placed %5d gbn_episodes %4d timeouts %4d' \
+			line=$(printf '%-4s %-28s %4ss lost %5d resent %5d selective %5d spurious %5d dup_rcvd %5d ooo_placed %5d gbn_episodes %4d timeouts %4d early %4d reordering_seen %d' \
 				"$mode" "$cond" "$secs" "$lost" "$retx" "$sel" \
 				"$(delta a spurious_retransmits)" \
 				"$(delta b irn_duplicates)" "$ooo" \
-				"$(delta a retransmit_episodes)" "$(delta a timeouts)")
+				"$(delta a retransmit_episodes)" "$(delta a timeouts)" \
+				"$(delta a spurious_timeouts)" "$(delta a reordering_seen)")
 			echo "$line" >>"$SUMMARY"
 			irn_log "$line"
 			bad=
