@@ -247,7 +247,7 @@ static void partial_ack(struct irn_qp *qp, struct irn_swqe *w, u32 psn)
 	    !irn_psn_before(psn, qp->req.psn) ||
 	    irn_psn_before(psn, qp->comp.psn))
 		return;
-	irn_flow_on_ack(&qp->flow, irn_psn_diff(psn, qp->comp.psn) + 1, 0, 0);
+	irn_flow_on_ack(&qp->flow, irn_psn_diff(psn, qp->comp.psn) + 1, 0);
 	progress(qp, irn_psn_add(psn, 1));
 }
 
@@ -255,7 +255,6 @@ static void partial_ack(struct irn_qp *qp, struct irn_swqe *w, u32 psn)
 static bool ack_until(struct irn_qp *qp, u32 psn)
 {
 	struct irn_swqe *w;
-	u64 now;
 
 	while ((w = head_wqe(qp))) {
 		if (w->state == IRN_SWQE_DONE) {
@@ -275,11 +274,10 @@ static bool ack_until(struct irn_qp *qp, u32 psn)
 		 * retired by a later WQE's ACK (its own was lost) waited
 		 * for that WQE too, and would swell the timeout.
 		 */
-		now = ktime_get_ns();
 		irn_flow_on_ack(&qp->flow,
 				irn_psn_diff(w->last_psn, qp->comp.psn) + 1,
 				w->resent || w->last_psn != psn ? 0 :
-				now - w->sent_ns, now);
+				ktime_get_ns() - w->sent_ns);
 		progress(qp, irn_psn_add(w->last_psn, 1));
 		retire(qp, w, IB_WC_SUCCESS);
 	}
@@ -419,7 +417,6 @@ static void irn_advance(struct irn_qp *qp)
 {
 	struct irn_swqe *w;
 	u32 delivered;
-	u64 now;
 
 	while ((w = head_wqe(qp))) {
 		if (w->state == IRN_SWQE_DONE) {
@@ -438,12 +435,11 @@ static void irn_advance(struct irn_qp *qp)
 			 * acknowledgment (irn_deliver_reply(), mark_acked()).
 			 * Atomics have no other sample than this one.
 			 */
-			now = ktime_get_ns();
 			irn_flow_on_ack(&qp->flow,
 					irn_psn_diff(w->last_psn,
 						     qp->comp.psn) + 1,
 					is_atomic_wqe(w) && !w->resent ?
-					now - w->sent_ns : 0, now);
+					ktime_get_ns() - w->sent_ns : 0);
 			irn_progress(qp, irn_psn_add(w->last_psn, 1));
 			retire(qp, w, w->status);
 			continue;
@@ -501,7 +497,7 @@ static void irn_acked_before(struct irn_qp *qp, u32 psn,
 	rtt = mark_acked(qp, irn_psn_add(psn, -1), sv);
 	spin_unlock_bh(&qp->irn.sb_lock);
 	/* Per acknowledgment, not per WQE: a 1 MiB write is one WQE. */
-	irn_flow_on_ack(&qp->flow, 0, rtt, ktime_get_ns());
+	irn_flow_on_ack(&qp->flow, 0, rtt);
 	irn_advance(qp);
 }
 
@@ -516,14 +512,12 @@ static void irn_acked_before(struct irn_qp *qp, u32 psn,
  */
 static void spurious_timeout(struct irn_qp *qp, u32 psn)
 {
-	u64 now = ktime_get_ns();
-
 	if (!qp->comp.rto_spent_ns ||
 	    irn_psn_after(irn_psn_add(psn, 1), qp->comp.psn))
 		return;
 	irn_dev_count(qp->dev, IRN_CNT_SPURIOUS_RTO);
 	irn_flow_on_spurious_rto(&qp->flow, qp->comp.rto_spent_ns,
-				 now - qp->comp.rto_fired_ns, now);
+				 ktime_get_ns() - qp->comp.rto_fired_ns);
 	qp->comp.rto_spent_ns = 0;
 	qp->comp.backoff = 0;
 }
@@ -576,7 +570,6 @@ static void irn_deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 			      u32 offset, u32 len)
 {
 	enum ib_wc_status status;
-	u64 now = ktime_get_ns();
 	u64 rtt = 0;
 	bool dup;
 
@@ -588,11 +581,11 @@ static void irn_deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 	 */
 	if (!dup && psn == w->first_psn && w->opcode == IB_WR_RDMA_READ &&
 	    !irn_psn_after(qp->irn.sb.stamp_from, psn))
-		rtt = irn_sb_rtt(&qp->irn.sb, psn, now);
+		rtt = irn_sb_rtt(&qp->irn.sb, psn, ktime_get_ns());
 	spin_unlock_bh(&qp->irn.sb_lock);
 	if (dup)
 		return;
-	irn_flow_on_ack(&qp->flow, 0, rtt, now);
+	irn_flow_on_ack(&qp->flow, 0, rtt);
 	status = irn_mr_copy_sges(qp->dev, qp->ib_qp.pd,
 				  irn_qp_sq_slot(qp, index)->dma.sge,
 				  w->num_sge, offset, data, len, true);

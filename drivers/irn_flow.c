@@ -20,10 +20,7 @@ void irn_flow_init(struct irn_flow *f, u32 cap)
 {
 	f->cap = cap ?: IRN_FLOW_DEFAULT_CAP;
 	f->srtt_ns = 0;
-	f->mdev_ns = 0;
-	f->mdev_max_ns = 0;
 	f->rttvar_ns = 0;
-	f->round_end_ns = 0;
 	f->reo_q = IRN_FLOW_REO_MIN_Q;
 	f->reo_calm = 0;
 	f->reo_grown = false;
@@ -83,37 +80,15 @@ ktime_t irn_flow_next_send(const struct irn_flow *f)
 	return 0;
 }
 
-/*
- * One round is over (an srtt since the last ended): rttvar falls a quarter
- * of the way towards the largest deviation the round saw, and the next
- * round starts collecting its own.
- */
-static void end_round(struct irn_flow *f, u64 now_ns)
-{
-	if (f->mdev_max_ns < f->rttvar_ns)
-		f->rttvar_ns -= (f->rttvar_ns - f->mdev_max_ns) >> 2;
-	f->mdev_max_ns = 0;
-	f->round_end_ns = now_ns + f->srtt_ns;
-}
-
 /**
  * irn_flow_on_ack() - packets were acknowledged
  * @f: flow state
  * @pkts: packets newly acknowledged
  * @rtt_ns: RTT measured on a packet sent once (Karn), or 0 for none
- * @now_ns: when the sample was taken; unused without one
- *
- * RFC 6298 smoothing (alpha 1/8, beta 1/4) of srtt and of the mean
- * deviation, but the timeout's rttvar follows the deviation up at once
- * and down at most once per round trip, as Linux's tcp_rtt_estimator()
- * does.  RFC 6298 would shrink rttvar by a quarter per sample, and a busy
- * QP takes hundreds of samples per round trip: a jittery path's variation
- * would be forgotten within a round, and the next late packet would meet
- * a timeout already back at srtt.
  *
  * Context: the completer.
  */
-void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns, u64 now_ns)
+void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns)
 {
 	u64 err;
 
@@ -121,19 +96,13 @@ void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns, u64 now_ns)
 		return;
 	if (!f->srtt_ns) {
 		f->srtt_ns = rtt_ns;
-		f->mdev_ns = rtt_ns / 2;
-		f->mdev_max_ns = f->mdev_ns;
-		f->rttvar_ns = f->mdev_ns;
-		f->round_end_ns = now_ns + rtt_ns;
+		f->rttvar_ns = rtt_ns / 2;
 		return;
 	}
 	err = rtt_ns > f->srtt_ns ? rtt_ns - f->srtt_ns : f->srtt_ns - rtt_ns;
-	f->mdev_ns = f->mdev_ns - (f->mdev_ns >> 2) + (err >> 2);
+	/* RFC 6298: beta = 1/4, alpha = 1/8. */
+	f->rttvar_ns = f->rttvar_ns - (f->rttvar_ns >> 2) + (err >> 2);
 	f->srtt_ns = f->srtt_ns - (f->srtt_ns >> 3) + (rtt_ns >> 3);
-	f->mdev_max_ns = max(f->mdev_max_ns, f->mdev_ns);
-	f->rttvar_ns = max(f->rttvar_ns, f->mdev_max_ns);
-	if ((s64)(now_ns - f->round_end_ns) >= 0)
-		end_round(f, now_ns);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_ack);
 
@@ -189,7 +158,6 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_spurious);
  * @f: flow state
  * @rto_ns: the timeout that expired
  * @since_ns: time from the timeout to the peer's report of the duplicate
- * @now_ns: now
  *
  * The original packet was late, not lost: its acknowledgment came after
  * @rto_ns, and before the duplicate's came back, @since_ns after the
@@ -197,15 +165,14 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_spurious);
  * estimate, which then never learns the tail of a jittery path and keeps
  * firing early.  The middle of that interval is taken as a sample, so
  * rttvar grows (by about a quarter per early timeout) until the timeouts
- * stop being early; it shrinks again by at most a quarter per round.
- * Eifel (RFC 4015) adapts the timer to late packets the same way.
+ * stop being early; normal samples shrink it again.  Eifel (RFC 4015)
+ * adapts the timer to late packets the same way.
  *
  * Context: the completer.
  */
-void irn_flow_on_spurious_rto(struct irn_flow *f, u64 rto_ns, u64 since_ns,
-			      u64 now_ns)
+void irn_flow_on_spurious_rto(struct irn_flow *f, u64 rto_ns, u64 since_ns)
 {
-	irn_flow_on_ack(f, 0, rto_ns + since_ns / 2, now_ns);
+	irn_flow_on_ack(f, 0, rto_ns + since_ns / 2);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_spurious_rto);
 

@@ -31,11 +31,7 @@
  * struct irn_flow - flow state of one QP
  * @cap: packets allowed in flight
  * @srtt_ns: smoothed RTT, 0 before the first sample
- * @mdev_ns: mean deviation of the samples (RFC 6298's RTTVAR)
- * @mdev_max_ns: largest @mdev_ns in the current round
- * @rttvar_ns: RTT variation the timeout uses: @mdev_ns's peak, decaying
- *	       at most once per round
- * @round_end_ns: end of the current round (one srtt long)
+ * @rttvar_ns: RTT variation
  * @reo_q: reordering window, in quarters of @srtt_ns
  * @reo_calm: loss episodes since the window last grew
  * @reo_grown: the window grew in the current loss episode
@@ -45,10 +41,7 @@
 struct irn_flow {
 	u32	cap;
 	u64	srtt_ns;
-	u64	mdev_ns;
-	u64	mdev_max_ns;
 	u64	rttvar_ns;
-	u64	round_end_ns;
 	u32	reo_q;
 	u32	reo_calm;
 	bool	reo_grown;
@@ -64,11 +57,10 @@ u32 irn_flow_window(const struct irn_flow *f);
 bool irn_flow_window_open(const struct irn_flow *f, u32 pipe, u32 span,
 			  u32 span_max);
 ktime_t irn_flow_next_send(const struct irn_flow *f);
-void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns, u64 now_ns);
+void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns);
 void irn_flow_on_loss(struct irn_flow *f);
 void irn_flow_on_spurious(struct irn_flow *f, u32 n);
-void irn_flow_on_spurious_rto(struct irn_flow *f, u64 rto_ns, u64 since_ns,
-			      u64 now_ns);
+void irn_flow_on_spurious_rto(struct irn_flow *f, u64 rto_ns, u64 since_ns);
 void irn_flow_on_reorder(struct irn_flow *f);
 u64 irn_flow_rto_ns(const struct irn_flow *f, u64 floor_ns, u64 ceil_ns);
 
