@@ -236,10 +236,11 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (irn_qp_is_rc(qp)) {
 		/*
 		 * The window counts packets in the network, not the span
-		 * from una (irn_flow_window_open()): leave room for losses.
+		 * from una (irn_flow_window_open()): leave room for losses,
+		 * eight windows (design.rst, Window sizes).
 		 */
 		err = irn_sb_init(&qp->irn.sb,
-				  min(4 * qp->flow.cap, 2 * IRN_CAP_MAX),
+				  min(8 * qp->flow.cap, 2 * IRN_CAP_MAX),
 				  GFP_KERNEL);
 		if (err)
 			return err;
