@@ -216,6 +216,7 @@ static void rewind_from(struct irn_qp *qp, bool force)
 	if (qp->comp.rewound && !force)
 		return;
 	qp->comp.rewound = true;
+	qp->comp.rewind_ns = ktime_get_ns();
 	irn_dev_count(qp->dev, IRN_CNT_RETRANSMIT);
 	irn_flow_on_loss(&qp->flow);
 	atomic_set(&qp->rewind, BIT(31) | qp->comp.psn);
@@ -522,6 +523,19 @@ static void spurious_timeout(struct irn_qp *qp, u32 psn)
 	qp->comp.backoff = 0;
 }
 
+/*
+ * A go-back-N rewind (a sequence or RNR NAK, or a standard responder at
+ * the start of an auto connection) resent up to a window whether or not
+ * it had arrived; the D-SACKs for those come within a round trip or two
+ * of it and say nothing about reordering.
+ */
+static bool rewound_lately(const struct irn_qp *qp)
+{
+	return qp->comp.rewind_ns &&
+	       ktime_get_ns() - qp->comp.rewind_ns <
+	       rto_ns(qp) + 2 * qp->flow.srtt_ns;
+}
+
 static enum comp_state irn_do_ack(struct irn_qp *qp, struct sk_buff *skb,
 				  struct irn_pkt *pkt)
 {
@@ -538,11 +552,14 @@ static enum comp_state irn_do_ack(struct irn_qp *qp, struct sk_buff *skb,
 		irn_dev_count(qp->dev, IRN_CNT_SPURIOUS);
 		irn_flow_on_spurious(&qp->flow, 1);
 		WRITE_ONCE(qp->dev->reo_q, qp->flow.reo_q);
-		/* A timeout's resends are needless on a slow path too. */
-		if (!READ_ONCE(qp->irn.sb.timed_out))
-			irn_reordered(qp);
-		else
+		/*
+		 * A timeout's resends are needless on a slow path too, and a
+		 * rewind's whether or not the path reorders.
+		 */
+		if (READ_ONCE(qp->irn.sb.timed_out))
 			spurious_timeout(qp, pkt->psn);
+		else if (!rewound_lately(qp))
+			irn_reordered(qp);
 	}
 	/* The SACK must start right after what the ACK acknowledges. */
 	if (pkt->ext_off &&

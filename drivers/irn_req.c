@@ -224,6 +224,11 @@ static void check_rewind(struct irn_qp *qp)
 		psn = una;
 	/* Up to and including the WQE being sent, if one is. */
 	w = irn_qp_wqe_of_psn(qp, psn, &i);
+	if (w && irn_qp_irn_on(qp)) {
+		spin_lock_bh(&qp->irn.sb_lock);
+		irn_sb_rewound(&qp->irn.sb, psn, qp->req.psn);
+		spin_unlock_bh(&qp->irn.sb_lock);
+	}
 	if (w) {
 		WRITE_ONCE(qp->req.next, i);
 		qp->req.psn = psn;

@@ -110,11 +110,10 @@ static bool deliver(struct irn_sb *sb, u32 psn, u32 *order)
 	/* Read without the lock by irn_sb_weight(). */
 	WRITE_ONCE(sb->sacked, sb->sacked + 1);
 	/* @order may be @high itself: compare before moving either. */
-	if (irn_psn_before(psn, *order) &&
-	    !test_bit(bit(sb, psn), sb->rexmit))
-		sb->reordered = true;
 	if (!irn_psn_before(psn, *order))
 		*order = irn_psn_add(psn, 1);
+	else if (!test_bit(bit(sb, psn), sb->rexmit))
+		sb->reordered = true;
 	if (!irn_psn_before(psn, sb->high))
 		sb->high = irn_psn_add(psn, 1);
 	return true;
@@ -438,6 +437,30 @@ bool irn_sb_start_recovery(struct irn_sb *sb, u32 nxt)
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_start_recovery);
+
+/**
+ * irn_sb_rewound() - the requester goes back to @from (go-back-N)
+ * @sb: scoreboard
+ * @from: first PSN it sends again
+ * @to: one past the last PSN it had sent
+ *
+ * A PSN sequence NAK or RNR NAK rewinds an IRN QP too, and at the start of
+ * an ``auto`` connection the responder may still be standard: the PSNs
+ * between @from and @to go out again whether or not they arrived.  They
+ * count as resent, so their late acknowledgments are no evidence of
+ * reordering.
+ *
+ * Context: the requester, under the QP's scoreboard lock.
+ */
+void irn_sb_rewound(struct irn_sb *sb, u32 from, u32 to)
+{
+	u32 p;
+
+	for (p = from; irn_psn_before(p, to); p = irn_psn_add(p, 1))
+		if (tracked(sb, p))
+			__set_bit(bit(sb, p), sb->rexmit);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_rewound);
 
 /**
  * irn_sb_timeout() - the retransmission timer expired

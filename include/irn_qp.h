@@ -23,8 +23,9 @@
  *  - IRN: @irn.on is set once, by the completer, with a store-release after
  *    it has reset @irn.sb; the requester reads it with a load-acquire.  The
  *    scoreboard is written by the completer and read and marked (resent
- *    PSNs) by the requester, both under @irn.sb_lock.  @resp.win is the
- *    responder's alone.
+ *    PSNs) by the requester, both under @irn.sb_lock, which nests inside
+ *    @sq_pos_lock (a rewind marks the PSNs it sends again).  @resp.win is
+ *    the responder's alone.
  */
 #ifndef _IRN_QP_H
 #define _IRN_QP_H
@@ -171,6 +172,7 @@ struct irn_qp {
 		u64		progress_ns;	/* last acknowledgment progress */
 		u64		rto_spent_ns;	/* the IRN timeout that last fired */
 		u64		rto_fired_ns;	/* ... and when */
+		u64		rewind_ns;	/* last go-back-N rewind asked */
 		u8		backoff;	/* IRN timeouts without progress */
 		u8		retry_left;
 		u8		rnr_left;

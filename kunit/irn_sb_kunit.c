@@ -33,6 +33,7 @@ enum sb_op {
 	EXECUTED,	/* an ACK passed the atomic at PSN, at time n */
 	REORDERED,	/* irn_sb_take_reordered() == !!n */
 	TIMEDOUT,	/* the episode began with a timeout: n */
+	REWIND,		/* go-back-N resends PSN and the n after it */
 };
 
 struct sb_step {
@@ -163,6 +164,11 @@ static const struct sb_script scripts[] = {
 	{ "replies_overtaking_replies", {
 		{ REPLY, 0 }, { REPLY, 2 }, { REPLY, 3 }, { REORDERED, 0, 0 },
 		{ REPLY, 1 }, { REORDERED, 0, 1 }, { FIRST, 4 } } },
+	/* A rewind's resends are resends: their ACKs are no reordering. */
+	{ "rewind_resends_are_no_reordering", {
+		{ MARK, 5 }, { REORDERED, 0, 0 }, { REWIND, 0, 6 },
+		{ MARK, 0 }, { MARK, 1 }, { REORDERED, 0, 0 },
+		{ MARK, 7 }, { MARK, 6 }, { REORDERED, 0, 1 } } },
 	{ "timeout_flag_lasts_until_next_episode", {
 		{ TIMEDOUT, 0, 0 }, { TIMEOUT, 4 }, { TIMEDOUT, 0, 1 },
 		{ LOST, 0 }, { MARK, 0 }, { MARK, 1 }, { MARK, 2 },
@@ -280,6 +286,9 @@ static void irn_test_sb_script(struct kunit *test)
 		case REORDERED:
 			KUNIT_EXPECT_EQ_MSG(test, irn_sb_take_reordered(&sb),
 					    !!s->n, "step %d", i);
+			break;
+		case REWIND:
+			irn_sb_rewound(&sb, at, irn_psn_add(at, s->n));
 			break;
 		case TIMEDOUT:
 			KUNIT_EXPECT_EQ_MSG(test, sb.timed_out, !!s->n,
