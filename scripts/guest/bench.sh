@@ -102,17 +102,23 @@ barrier() {
 # column.
 # shellcheck source=scripts/guest/nvme.sh
 source "$(dirname "${BASH_SOURCE[0]}")/nvme.sh"
+# shellcheck source=scripts/lib/compare.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/compare.sh"
 NVME_TADDR=10.77.0.2
 
-# nvme_client NAME OUT: one fio run; prints "IOPS P99_US" (0 0 on failure)
+# nvme_client NAME OUT: one fio run; prints "IOPS P99_US" (0 0 on failure).
+# fio's report is read by the comparison's parser (MB/s): the blocks are
+# 4 KiB, so 256 I/Os make a MB.
 nvme_client() {
-	local name=$1 log=$2 json=$2.json rw=${1#nvme_rand}
-	irn_nvme_run "$name" "$secs" "$NVME_TADDR" "$log" "$json"
-	/usr/bin/python3 - "$json" "$rw" <<'PY' 2>>"$log" || echo "0 0"
-import json, sys
-s = json.load(open(sys.argv[1]))["jobs"][0][sys.argv[2]]
-print("%.0f %.0f" % (s["iops"], s["clat_ns"]["percentile"]["99.000000"] / 1000))
-PY
+	local log=$2 bw p99
+	irn_nvme_run "$1" "$secs" "$NVME_TADDR" "$log" "$log.json"
+	IFS=, read -r bw _ p99 < <(irn_cmp_parse_fio "$log.json")
+	if [[ -n $bw && -n $p99 ]]; then
+		awk -v bw="$bw" -v p99="$p99" \
+			'BEGIN { printf "%.0f %.0f\n", bw * 256, p99 }'
+	else
+		echo "0 0"
+	fi
 }
 
 # workload NAME -> the perftest command line (without device options)

@@ -39,13 +39,20 @@ irn_nvme_target() {
 # JSON report in JSON, disconnect.  Progress and errors go to LOG.
 # Fails if no namespace appeared or fio failed.
 irn_nvme_run() {
-	local name=$1 secs=$2 addr=$3 log=$4 json=$5 dev='' d i rc=0
+	local name=$1 secs=$2 addr=$3 log=$4 json=$5 dev='' d i rc=0 up=0
 	modprobe nvme-rdma || return 1
 	for i in 1 2 3; do
-		timeout 120 nvme connect -t rdma -a "$addr" -s 4420 \
-			-n "$IRN_NVME_NQN" >>"$log" 2>&1 && break
+		if timeout 120 nvme connect -t rdma -a "$addr" -s 4420 \
+			-n "$IRN_NVME_NQN" >>"$log" 2>&1; then
+			up=1
+			break
+		fi
 		sleep 2
 	done
+	if ((!up)); then
+		echo "nvme connect failed three times" >>"$log"
+		return 1
+	fi
 	for ((i = 0; i < 300; i++)); do
 		for d in /sys/block/nvme*; do
 			[[ ${d##*/} =~ ^nvme[0-9]+n[0-9]+$ && -b /dev/${d##*/} ]] &&
