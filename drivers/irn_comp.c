@@ -216,7 +216,6 @@ static void rewind_from(struct irn_qp *qp, bool force)
 	if (qp->comp.rewound && !force)
 		return;
 	qp->comp.rewound = true;
-	qp->comp.rewind_ns = ktime_get_ns();
 	irn_dev_count(qp->dev, IRN_CNT_RETRANSMIT);
 	irn_flow_on_loss(&qp->flow);
 	atomic_set(&qp->rewind, BIT(31) | qp->comp.psn);
@@ -370,10 +369,12 @@ static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 	/* Pairs with the requester's store-release of req.next. */
 	u32 next = smp_load_acquire(&qp->req.next);
 	u32 sent = READ_ONCE(qp->req.psn);
-	u64 rtt = 0, now = ktime_get_ns();
+	u64 rtt = 0, now;
 	u32 i, psn, end;
 
-	lockdep_assert_held(&qp->irn.sb_lock);
+	/* irn_sb_mark() compares send times with this time. */
+	irn_qp_sb_clock(qp);
+	now = sb->now_ns;
 	for (i = qp->comp.head; i != next + 1; i++) {
 		struct irn_swqe *w = irn_qp_wqe_in_flight(qp, i, next);
 
@@ -457,8 +458,10 @@ static void irn_advance(struct irn_qp *qp)
  * memory like the window's width): a young QP would otherwise resend
  * spuriously for the round trip its first evidence takes to come back.
  */
-static void irn_reordered(struct irn_qp *qp)
+static void irn_reordered(struct irn_qp *qp, const char *why, u32 psn)
 {
+	trace_irn_reordering(irn_qp_num(qp), why, psn, qp->irn.sb.una,
+			     qp->irn.sb.high);
 	if (!qp->flow.reord)
 		irn_dev_count(qp->dev, IRN_CNT_REORDER_SEEN);
 	irn_flow_on_reorder(&qp->flow);
@@ -474,7 +477,7 @@ static void irn_check_loss(struct irn_qp *qp, const char *why)
 
 	spin_lock_bh(&qp->irn.sb_lock);
 	if (irn_sb_take_reordered(sb))
-		irn_reordered(qp);
+		irn_reordered(qp, "overtaken", sb->reordered_psn);
 	irn_qp_sb_clock(qp);
 	started = irn_sb_start_recovery(sb, READ_ONCE(qp->req.psn));
 	if (started)
@@ -524,16 +527,27 @@ static void spurious_timeout(struct irn_qp *qp, u32 psn)
 }
 
 /*
- * A go-back-N rewind (a sequence or RNR NAK, or a standard responder at
- * the start of an auto connection) resent up to a window whether or not
- * it had arrived; the D-SACKs for those come within a round trip or two
- * of it and say nothing about reordering.
+ * A timeout and a go-back-N rewind (a sequence or RNR NAK, or a standard
+ * responder at the start of an auto connection) resend what they resend
+ * whether or not it arrived, all of it before the next new PSN of the
+ * time (@end).  The responder acknowledges a duplicate of those with less
+ * than @end, and within a window of it: such a D-SACK says nothing about
+ * reordering, however late it comes (under TCG a round trip can take 50
+ * ms) and whatever episode has begun since.  The window bound keeps an
+ * old @end from matching again once the PSNs wrap.
  */
-static bool rewound_lately(const struct irn_qp *qp)
+static bool short_of(const struct irn_qp *qp, u32 psn, u32 end)
 {
-	return qp->comp.rewind_ns &&
-	       ktime_get_ns() - qp->comp.rewind_ns <
-	       rto_ns(qp) + 2 * qp->flow.srtt_ns;
+	s32 d = irn_psn_diff(end, psn);
+
+	return d > 0 && d <= qp->irn.sb.size;
+}
+
+static bool resent_blindly(const struct irn_qp *qp, u32 psn)
+{
+	/* Pairs with the requester's WRITE_ONCE() in check_rewind(). */
+	return short_of(qp, psn, READ_ONCE(qp->req.rewind_end)) ||
+	       short_of(qp, psn, qp->comp.rto_end);
 }
 
 static enum comp_state irn_do_ack(struct irn_qp *qp, struct sk_buff *skb,
@@ -558,8 +572,8 @@ static enum comp_state irn_do_ack(struct irn_qp *qp, struct sk_buff *skb,
 		 */
 		if (READ_ONCE(qp->irn.sb.timed_out))
 			spurious_timeout(qp, pkt->psn);
-		else if (!rewound_lately(qp))
-			irn_reordered(qp);
+		else if (!resent_blindly(qp, pkt->psn))
+			irn_reordered(qp, "dsack", pkt->psn);
 	}
 	/* The SACK must start right after what the ACK acknowledges. */
 	if (pkt->ext_off &&
@@ -880,10 +894,11 @@ static void handle_timeout(struct irn_qp *qp)
 					   IRN_CNT_RTO_LONG);
 	qp->comp.rto_spent_ns = rto_ns(qp);
 	qp->comp.rto_fired_ns = ktime_get_ns();
+	qp->comp.rto_end = READ_ONCE(qp->req.psn);
 	if (qp->comp.backoff < 8)
 		qp->comp.backoff++;
 	spin_lock_bh(&qp->irn.sb_lock);
-	irn_sb_timeout(&qp->irn.sb, READ_ONCE(qp->req.psn));
+	irn_sb_timeout(&qp->irn.sb, qp->comp.rto_end);
 	trace_irn_recovery(irn_qp_num(qp), short_rto ? "rto_short" :
 			   "rto_long", qp->irn.sb.una, qp->irn.sb.high,
 			   qp->irn.sb.recover, qp->flow.srtt_ns,

@@ -381,6 +381,9 @@ static void apply_attrs(struct irn_qp *qp, struct ib_qp_attr *attr, int mask)
 	if (mask & IB_QP_SQ_PSN) {
 		qp->req.psn = attr->sq_psn & IRN_PSN_MASK;
 		qp->req.high = qp->req.psn;
+		/* No blind resend yet (resent_blindly() in irn_comp.c). */
+		qp->req.rewind_end = qp->req.psn;
+		qp->comp.rto_end = qp->req.psn;
 		qp->comp.psn = qp->req.psn;
 		if (qp->irn.sb.got)
 			irn_sb_reset(&qp->irn.sb, qp->req.psn);

@@ -230,6 +230,10 @@ static void check_rewind(struct irn_qp *qp)
 		spin_unlock_bh(&qp->irn.sb_lock);
 	}
 	if (w) {
+		trace_irn_rewind(irn_qp_num(qp), psn, qp->req.psn,
+				 irn_qp_irn_on(qp));
+		/* Read by the completer: its D-SACKs are no reordering. */
+		WRITE_ONCE(qp->req.rewind_end, qp->req.high);
 		WRITE_ONCE(qp->req.next, i);
 		qp->req.psn = psn;
 		qp->req.offset = irn_psn_diff(psn, w->first_psn) * qp->mtu;

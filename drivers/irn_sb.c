@@ -93,6 +93,7 @@ void irn_sb_reset(struct irn_sb *sb, u32 psn)
 	sb->timed_out = false;
 	WRITE_ONCE(sb->sacked, 0);
 	sb->rack_ns = 0;
+	sb->min_rtt_ns = 0;
 	sb->rack_seen_ns = 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_reset);
@@ -110,10 +111,12 @@ static bool deliver(struct irn_sb *sb, u32 psn, u32 *order)
 	/* Read without the lock by irn_sb_weight(). */
 	WRITE_ONCE(sb->sacked, sb->sacked + 1);
 	/* @order may be @high itself: compare before moving either. */
-	if (!irn_psn_before(psn, *order))
+	if (!irn_psn_before(psn, *order)) {
 		*order = irn_psn_add(psn, 1);
-	else if (!test_bit(bit(sb, psn), sb->rexmit))
+	} else if (!test_bit(bit(sb, psn), sb->rexmit)) {
 		sb->reordered = true;
+		sb->reordered_psn = psn;
+	}
 	if (!irn_psn_before(psn, sb->high))
 		sb->high = irn_psn_add(psn, 1);
 	return true;
@@ -144,7 +147,13 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark_reply);
  * @psn: the PSN; ignored outside [una, una + size)
  *
  * A PSN acknowledged below a later one (@high), never resent, sets
- * @sb->reordered.  Its send time advances RACK's clock.
+ * @sb->reordered.  Its send time advances RACK's clock, unless it was
+ * resent and acknowledged sooner after its last send than any round trip
+ * took (@sb->min_rtt_ns, at irn_sb_clock()'s time), or before a round
+ * trip was measured: then an earlier copy was acknowledged, not the last
+ * (RFC 8985, 6.2 step 2).  Taking the last copy's time would find every
+ * PSN resent before it lost again although its resend is on its way: a
+ * timeout's resends of resends then made each later hole go out twice.
  *
  * Context: the completer, under the QP's scoreboard lock.
  * Return: true if it was not known to be delivered before.
@@ -156,6 +165,15 @@ bool irn_sb_mark(struct irn_sb *sb, u32 psn)
 	if (!deliver(sb, psn, &sb->high))
 		return false;
 	sent = READ_ONCE(sb->sent_ns[bit(sb, psn)]);
+	if (test_bit(bit(sb, psn), sb->rexmit)) {
+		/* Which copy was acknowledged?  Only the original could be. */
+		if (!sb->min_rtt_ns || sent > sb->now_ns ||
+		    sb->now_ns - sent < sb->min_rtt_ns)
+			return true;
+	} else if (sent && sent < sb->now_ns &&
+		   (!sb->min_rtt_ns || sb->now_ns - sent < sb->min_rtt_ns)) {
+		sb->min_rtt_ns = sb->now_ns - sent;
+	}
 	if (sent > sb->rack_ns)
 		sb->rack_ns = sent;
 	return true;

@@ -161,6 +161,7 @@ struct irn_qp {
 		u32		next;		/* next WQE to start */
 		u32		offset;		/* bytes of it already sent */
 		u32		high;		/* PSN after the highest sent */
+		u32		rewind_end;	/* @high at the last rewind */
 		u32		rsn;		/* messages using a receive WQE */
 		atomic_t	rd_atomic;	/* reads/atomics outstanding */
 	} req;
@@ -169,10 +170,10 @@ struct irn_qp {
 		u32		psn;		/* oldest unacknowledged PSN */
 		u32		head;		/* oldest WQE not completed */
 		u32		read_offset;	/* bytes of that read placed */
+		u32		rto_end;	/* next new PSN at the last IRN RTO */
 		u64		progress_ns;	/* last acknowledgment progress */
 		u64		rto_spent_ns;	/* the IRN timeout that last fired */
 		u64		rto_fired_ns;	/* ... and when */
-		u64		rewind_ns;	/* last go-back-N rewind asked */
 		u8		backoff;	/* IRN timeouts without progress */
 		u8		retry_left;
 		u8		rnr_left;

@@ -59,8 +59,11 @@
  *	       may be needless without any reordering (a late ACK)
  * @reordered: a PSN was acknowledged after a later one without being
  *	       resent, since irn_sb_take_reordered() last looked
+ * @reordered_psn: the latest such PSN (for the irn_reordering tracepoint)
  * @sacked: PSNs after @una delivered
  * @rack_ns: latest send time of an acknowledged PSN (RACK.xmit_ts)
+ * @min_rtt_ns: shortest time from a send to its acknowledgment seen, 0
+ *		before the first (of PSNs never resent: no ambiguity)
  * @rack_seen_ns: @rack_ns when resent PSNs were last checked against it
  * @now_ns: the time decisions are taken at, from irn_sb_clock()
  * @reo_ns: reordering window, 0 for dup-threshold alone
@@ -85,8 +88,10 @@ struct irn_sb {
 	bool		in_recovery;
 	bool		timed_out;
 	bool		reordered;
+	u32		reordered_psn;
 	u32		sacked;
 	u64		rack_ns;
+	u64		min_rtt_ns;
 	u64		rack_seen_ns;
 	u64		now_ns;
 	u64		reo_ns;

@@ -66,6 +66,58 @@ TRACE_EVENT(irn_recovery,
 		  __entry->nxt, __entry->srtt_ns, __entry->reo_ns)
 );
 
+/*
+ * The requester went back to @psn, go-back-N (a PSN sequence or RNR NAK,
+ * or a timeout of a QP without IRN): everything from @psn to @nxt goes
+ * out again; @irn says whether the QP had IRN on.
+ */
+TRACE_EVENT(irn_rewind,
+	TP_PROTO(u32 qpn, u32 psn, u32 nxt, bool irn),
+	TP_ARGS(qpn, psn, nxt, irn),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__field(u32, psn)
+		__field(u32, nxt)
+		__field(bool, irn)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__entry->psn = psn;
+		__entry->nxt = nxt;
+		__entry->irn = irn;
+	),
+	TP_printk("qpn=%u psn=%u nxt=%u irn=%d", __entry->qpn, __entry->psn,
+		  __entry->nxt, __entry->irn)
+);
+
+/*
+ * The completer found evidence that the path reorders (irn_reordered()):
+ * @why is "overtaken" (@psn was delivered after a later PSN although it
+ * was never resent) or "dsack" (the responder got a resend of ours twice
+ * and no timeout or rewind caused it; @psn is the ACK's).  From then on
+ * loss detection waits a reordering window.
+ */
+TRACE_EVENT(irn_reordering,
+	TP_PROTO(u32 qpn, const char *why, u32 psn, u32 una, u32 high),
+	TP_ARGS(qpn, why, psn, una, high),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__string(why, why)
+		__field(u32, psn)
+		__field(u32, una)
+		__field(u32, high)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__assign_str(why, why);
+		__entry->psn = psn;
+		__entry->una = una;
+		__entry->high = high;
+	),
+	TP_printk("qpn=%u why=%s psn=%u una=%u high=%u", __entry->qpn,
+		  __get_str(why), __entry->psn, __entry->una, __entry->high)
+);
+
 /* The responder placed a request @ahead PSNs after the expected one. */
 TRACE_EVENT(irn_ooo_placed,
 	TP_PROTO(u32 qpn, u32 psn, u32 ahead),

@@ -127,6 +127,19 @@ static const struct sb_script scripts[] = {
 		{ MARK, 5 }, { CLOCK, 0, 29 }, { NONE }, { RIPE, 0, 30 },
 		{ CLOCK, 0, 30 }, { LOST, 0 }, { NONE } } },
 	/*
+	 * PSN 0, resent twice (at 20 and 30), is acknowledged at 32: sooner
+	 * than any round trip (10), so the first copy was, and RACK's clock
+	 * stays put; PSN 1's one resend (at 21) is not lost again.  A PSN
+	 * never resent and sent after it (5, at 22) does find it lost.
+	 */
+	{ "ack_of_the_original_leaves_rack", {
+		{ SENT, 0, 1 }, { SENT, 1, 1 }, { SENT, 2, 1 }, { SENT, 3, 1 },
+		{ SENT, 4, 1 }, { CLOCK, 0, 11 }, { MARK, 2 }, { MARK, 3 },
+		{ MARK, 4 }, { RECOVER, 5 }, { LOST, 0 }, { LOST, 1 },
+		{ NONE }, { SENT, 0, 20 }, { SENT, 1, 21 }, { SENT, 0, 30 },
+		{ CLOCK, 0, 32 }, { MARK, 0 }, { NONE }, { SENT, 5, 22 },
+		{ CLOCK, 0, 45 }, { MARK, 5 }, { LOST, 1 } } },
+	/*
 	 * An atomic held (seen) ahead of a hole, then executed with its
 	 * reply lost: once an ACK passes it, its reordering clock starts,
 	 * once, and later deliveries find it lost.
