@@ -224,14 +224,15 @@ static void check_rewind(struct irn_qp *qp)
 		psn = una;
 	/* Up to and including the WQE being sent, if one is. */
 	w = irn_qp_wqe_of_psn(qp, psn, &i);
-	if (w && irn_qp_irn_on(qp)) {
-		spin_lock_bh(&qp->irn.sb_lock);
-		irn_sb_rewound(&qp->irn.sb, psn, qp->req.psn);
-		spin_unlock_bh(&qp->irn.sb_lock);
-	}
 	if (w) {
-		trace_irn_rewind(irn_qp_num(qp), psn, qp->req.psn,
-				 irn_qp_irn_on(qp));
+		bool irn = irn_qp_irn_on(qp);
+
+		trace_irn_rewind(irn_qp_num(qp), psn, qp->req.psn, irn);
+		if (irn) {
+			spin_lock_bh(&qp->irn.sb_lock);
+			irn_sb_rewound(&qp->irn.sb, psn, qp->req.psn);
+			spin_unlock_bh(&qp->irn.sb_lock);
+		}
 		/* Read by the completer: its D-SACKs are no reordering. */
 		WRITE_ONCE(qp->req.rewind_end, qp->req.high);
 		WRITE_ONCE(qp->req.next, i);
