@@ -16,6 +16,7 @@
 #include "irn_cq.h"
 #include "irn_dev.h"
 #include "irn_engine.h"
+#include "irn_hdr.h"
 #include "irn_psn.h"
 #include "irn_qp.h"
 #include "irn_qp_verbs.h"
@@ -245,6 +246,8 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (err)
 			return err;
 		if (!qp->srq && qp->irn.mode != IRN_MODE_GBN) {
+			/* A SACK reports the whole window (irn_hdr.h). */
+			BUILD_BUG_ON(IRN_SACK_BITS < 2 * IRN_CAP_MAX - 1);
 			err = irn_rxwin_init(&qp->resp.win, 2 * IRN_CAP_MAX,
 					     GFP_KERNEL);
 			if (err)

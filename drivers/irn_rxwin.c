@@ -157,13 +157,19 @@ EXPORT_SYMBOL_IF_KUNIT(irn_rxwin_skip);
  */
 void irn_rxwin_sack(const struct irn_rxwin *w, u32 epsn, u32 *bits)
 {
-	u32 i, n = min_t(u32, IRN_SACK_BITS, w->size - 1);
+	u32 n = min_t(u32, IRN_SACK_BITS, w->size - 1);
+	u32 start = idx(w, epsn + 1);
+	u32 head = min(n, w->size - start);	/* bits before the ring wraps */
+	u32 b;
 
 	memset(bits, 0, IRN_SACK_BITS / 8);
 	if (!w->placed)
 		return;
-	for (i = 0; i < n; i++)
-		if (test_bit(idx(w, epsn + 1 + i), w->got))
-			bits[i / 32] |= BIT(i % 32);
+	b = start;
+	for_each_set_bit_from(b, w->got, start + head)
+		bits[(b - start) / 32] |= BIT((b - start) % 32);
+	b = 0;
+	for_each_set_bit_from(b, w->got, n - head)
+		bits[(head + b) / 32] |= BIT((head + b) % 32);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_rxwin_sack);

@@ -101,8 +101,11 @@ struct irn_ixth {
  * IRN selective acknowledgment: after the AETH of an ACK.  The BTH PSN
  * acknowledges everything before @base (the oldest PSN missing); bit i of
  * @bits (word i / 32, bit i % 32) says PSN @base + 1 + i has arrived.
+ * The bitmap spans a responder's whole window (twice the largest cap):
+ * a narrower one hides what arrived beyond it, and the sender would count
+ * those packets in flight until the hole is filled.
  */
-#define IRN_SACK_BITS	256
+#define IRN_SACK_BITS	1024
 
 struct irn_sackh {
 	__be32	base;

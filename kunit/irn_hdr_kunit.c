@@ -194,8 +194,8 @@ static const struct {
 	  12 + 16 + 20 + 1024 + 4, IRN_RX_OK, 28, 48 },
 	{ "read_req_ixth", IB_OPCODE_RC_RDMA_READ_REQUEST, true, true,
 	  12 + 16 + 20 + 4, IRN_RX_OK, 28, 48 },
-	{ "ack_sack", IB_OPCODE_RC_ACKNOWLEDGE, true, true, 12 + 4 + 36 + 4,
-	  IRN_RX_OK, 16, 52 },
+	{ "ack_sack", IB_OPCODE_RC_ACKNOWLEDGE, true, true, 12 + 4 + 132 + 4,
+	  IRN_RX_OK, 16, 148 },
 	{ "ack_sack_cut_short", IB_OPCODE_RC_ACKNOWLEDGE, true, true,
 	  12 + 4 + 20 + 4, IRN_RX_TRUNCATED },
 	{ "ixth_cut_short", IB_OPCODE_RC_RDMA_WRITE_ONLY, true, true,
@@ -251,7 +251,7 @@ static void irn_test_hdr_irn_ext(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, IRN_BTH_IRN_EXT & ~IRN_BTH_RESV8A_MASK, 0U);
 	KUNIT_EXPECT_EQ(test, IRN_BTH_IRN_DSACK & ~IRN_BTH_RESV8A_MASK, 0U);
 	KUNIT_EXPECT_EQ(test, sizeof(struct irn_ixth), 20U);
-	KUNIT_EXPECT_EQ(test, sizeof(struct irn_sackh), 36U);
+	KUNIT_EXPECT_EQ(test, sizeof(struct irn_sackh), 132U);
 }
 
 /* Extended headers are found where IBTA puts them, whatever else is there. */

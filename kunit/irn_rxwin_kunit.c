@@ -30,24 +30,46 @@ static void irn_test_rxwin_classify(struct kunit *test)
 	irn_rxwin_free(&w);
 }
 
+/*
+ * SACK bits follow the expected PSN, across the end of the window's ring,
+ * up to IRN_SACK_BITS or the window's size, whichever ends first.
+ */
 static void irn_test_rxwin_sack_bits(struct kunit *test)
 {
+	const u32 last = IRN_SACK_BITS / 32 - 1;
 	struct irn_rx_slot slot = {};
 	u32 bits[IRN_SACK_BITS / 32];
+	u32 epsn, i, rest = 0;
 	struct irn_rxwin w;
 
-	KUNIT_ASSERT_EQ(test, irn_rxwin_init(&w, 512, GFP_KERNEL), 0);
-	irn_rxwin_put(&w, 12, &slot);
-	irn_rxwin_put(&w, 15, &slot);
-	irn_rxwin_put(&w, 10 + 1 + 40, &slot);
-	irn_rxwin_put(&w, 10 + 1 + 255, &slot);
-	irn_rxwin_put(&w, 10 + 1 + 256, &slot);	/* beyond what a SACK says */
-	irn_rxwin_sack(&w, 10, bits);
+	/* A window wider than a SACK: the SACK stops at its last bit. */
+	KUNIT_ASSERT_EQ(test, irn_rxwin_init(&w, 2 * IRN_SACK_BITS,
+					     GFP_KERNEL), 0);
+	epsn = w.size - 20;	/* the bits cross the ring's end */
+	irn_rxwin_put(&w, epsn + 1 + 1, &slot);
+	irn_rxwin_put(&w, epsn + 1 + 4, &slot);
+	irn_rxwin_put(&w, epsn + 1 + 40, &slot);
+	irn_rxwin_put(&w, epsn + 1 + IRN_SACK_BITS - 1, &slot);
+	irn_rxwin_put(&w, epsn + 1 + IRN_SACK_BITS, &slot);	/* beyond */
+	irn_rxwin_sack(&w, epsn, bits);
 	KUNIT_EXPECT_EQ(test, bits[0], (u32)(BIT(1) | BIT(4)));
 	KUNIT_EXPECT_EQ(test, bits[1], (u32)BIT(8));
-	KUNIT_EXPECT_EQ(test, bits[7], (u32)BIT(31));
-	KUNIT_EXPECT_EQ(test, bits[2] | bits[3] | bits[4] | bits[5] | bits[6],
-			0U);
+	KUNIT_EXPECT_EQ(test, bits[last], (u32)BIT(31));
+	for (i = 2; i < last; i++)
+		rest |= bits[i];
+	KUNIT_EXPECT_EQ(test, rest, 0U);
+	irn_rxwin_free(&w);
+
+	/* A window narrower than a SACK: its last PSN is the last bit. */
+	KUNIT_ASSERT_EQ(test, irn_rxwin_init(&w, IRN_SACK_BITS / 2,
+					     GFP_KERNEL), 0);
+	epsn = IRN_PSN_MASK - 5;	/* across the PSN wrap too */
+	irn_rxwin_put(&w, irn_psn_add(epsn, 1), &slot);
+	irn_rxwin_put(&w, irn_psn_add(epsn, w.size - 1), &slot);
+	irn_rxwin_sack(&w, epsn, bits);
+	KUNIT_EXPECT_EQ(test, bits[0], (u32)BIT(0));
+	i = w.size - 2;
+	KUNIT_EXPECT_EQ(test, bits[i / 32], (u32)BIT(i % 32));
 	irn_rxwin_free(&w);
 }
 

@@ -289,7 +289,7 @@ FUZZ_OPS = [
 READ_REQUEST = 0x0c
 RESPONSE_OPS = (0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12)
 IRN_CAP, IRN_EXT, IRN_DSACK = 0x20, 0x10, 0x08   # BTH byte 4
-IXTH_LEN, SACK_LEN = 20, 36
+IXTH_LEN, SACK_LEN = 20, 132
 
 
 def load_targets(path):
