@@ -345,12 +345,13 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_lost);
  */
 static u64 rack_rescan(struct irn_sb *sb)
 {
+	u32 end = sb->cursor, p;
 	u64 sent, ripe = 0;
-	u32 p;
 
 	if (!sb->in_recovery || sb->rack_ns <= sb->rack_seen_ns)
 		return 0;
-	for (p = sb->una; irn_psn_before(p, sb->cursor); p = irn_psn_add(p, 1)) {
+	/* Up to the cursor as it was: it moves back to the first found. */
+	for (p = sb->una; irn_psn_before(p, end); p = irn_psn_add(p, 1)) {
 		if (!test_bit(bit(sb, p), sb->resent) || irn_sb_test(sb, p))
 			continue;
 		sent = READ_ONCE(sb->sent_ns[bit(sb, p)]);
@@ -465,8 +466,10 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_start_recovery);
  * A PSN sequence NAK or RNR NAK rewinds an IRN QP too, and at the start of
  * an ``auto`` connection the responder may still be standard: the PSNs
  * between @from and @to go out again whether or not they arrived.  They
- * count as resent, so their late acknowledgments are no evidence of
- * reordering.
+ * count as resent in this episode: a SACK that was on its way before
+ * them does not find them lost again (only RACK does, once something
+ * sent after them is acknowledged), their acknowledgments give no RTT
+ * sample, and late ones are no evidence of reordering.
  *
  * Context: the requester, under the QP's scoreboard lock.
  */
@@ -475,8 +478,10 @@ void irn_sb_rewound(struct irn_sb *sb, u32 from, u32 to)
 	u32 p;
 
 	for (p = from; irn_psn_before(p, to); p = irn_psn_add(p, 1))
-		if (tracked(sb, p))
+		if (tracked(sb, p)) {
+			__set_bit(bit(sb, p), sb->resent);
 			__set_bit(bit(sb, p), sb->rexmit);
+		}
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_rewound);
 

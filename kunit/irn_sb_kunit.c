@@ -182,6 +182,17 @@ static const struct sb_script scripts[] = {
 		{ MARK, 5 }, { REORDERED, 0, 0 }, { REWIND, 0, 6 },
 		{ MARK, 0 }, { MARK, 1 }, { REORDERED, 0, 0 },
 		{ MARK, 7 }, { MARK, 6 }, { REORDERED, 0, 1 } } },
+	/*
+	 * What a rewind sent again is not lost again when a SACK that left
+	 * before it arrives; only once something sent after it is
+	 * acknowledged (RACK), and then every such resend at once.
+	 */
+	{ "rewound_psns_wait_for_rack", {
+		{ SENT, 0, 0 }, { SENT, 1, 0 }, { REWIND, 0, 2 },
+		{ SENT, 0, 50 }, { SENT, 1, 50 }, { MARK, 2 }, { MARK, 3 },
+		{ MARK, 4 }, { MARK, 5 }, { CLOCK, 0, 100 }, { RECOVER, 7 },
+		{ NONE }, { SENT, 6, 60 }, { MARK, 6 }, { CLOCK, 0, 101 },
+		{ LOST, 0 }, { LOST, 1 }, { NONE } } },
 	{ "timeout_flag_lasts_until_next_episode", {
 		{ TIMEDOUT, 0, 0 }, { TIMEOUT, 4 }, { TIMEDOUT, 0, 1 },
 		{ LOST, 0 }, { MARK, 0 }, { MARK, 1 }, { MARK, 2 },
