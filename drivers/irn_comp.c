@@ -630,7 +630,7 @@ static void irn_deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 	if (w->opcode == IB_WR_RDMA_READ)
 		irn_sb_overtaken(&qp->irn.sb, w->first_psn, psn,
 				 ktime_get_ns());
-	irn_sb_mark_reply(&qp->irn.sb, psn);
+	irn_sb_mark_reply(&qp->irn.sb, psn, rtt);
 	spin_unlock_bh(&qp->irn.sb_lock);
 	irn_advance(qp);
 	irn_check_loss(qp, "sack");

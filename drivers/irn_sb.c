@@ -122,22 +122,62 @@ static bool deliver(struct irn_sb *sb, u32 psn, u32 *order)
 	return true;
 }
 
+/*
+ * RACK's clock (RACK.xmit_ts) moves to the last send time of @psn, just
+ * delivered, unless it was resent and delivered sooner after that send
+ * than any round trip took, or before a round trip was measured: then an
+ * earlier copy was delivered, not the last (RFC 8985, 6.2 step 2).
+ * Taking the last copy's time would find every PSN resent before it lost
+ * again although its resend is on its way: a timeout's resends of
+ * resends then made each later hole go out twice.
+ */
+static void rack_advance(struct irn_sb *sb, u32 psn)
+{
+	u64 sent = READ_ONCE(sb->sent_ns[bit(sb, psn)]);
+
+	if (test_bit(bit(sb, psn), sb->rexmit) &&
+	    (!sb->min_rtt_ns || sent > sb->now_ns ||
+	     sb->now_ns - sent < sb->min_rtt_ns))
+		return;
+	if (sent > sb->rack_ns)
+		sb->rack_ns = sent;
+}
+
 /**
  * irn_sb_mark_reply() - a read response or atomic result was delivered
  * @sb: scoreboard
  * @psn: the PSN; ignored outside [una, una + size)
+ * @rtt_ns: the round trip this reply measured (a read's first response,
+ *	    not overtaken, from its request), 0 for none
  *
  * A reply delivered below a later reply, never re-requested, sets
  * @sb->reordered.  Replies are compared with replies only: a request the
  * responder held behind a hole is answered after later requests were
  * acknowledged, and that is the loss of the hole, not reordering.
  *
- * Context: the completer, under the QP's scoreboard lock.
+ * A reply moves RACK's clock when the time kept for its PSN is a send
+ * time: a measured first response (its request's) or the reply to a
+ * re-request (the re-request's, by irn_sb_mark()'s rule).  The time kept
+ * for the other PSNs of a read is when they were first overtaken.  The
+ * responder answers requests in the order they arrive, so a reply to a
+ * request sent after a re-request shows the re-request or its reply lost.
+ *
+ * Context: the completer, under the QP's scoreboard lock, after
+ * irn_sb_clock().
  * Return: true if it was not known to be delivered before.
  */
-bool irn_sb_mark_reply(struct irn_sb *sb, u32 psn)
+bool irn_sb_mark_reply(struct irn_sb *sb, u32 psn, u64 rtt_ns)
 {
-	return deliver(sb, psn, &sb->reply_high);
+	if (!deliver(sb, psn, &sb->reply_high))
+		return false;
+	if (!test_bit(bit(sb, psn), sb->rexmit)) {
+		if (!rtt_ns)
+			return true;
+		if (!sb->min_rtt_ns || rtt_ns < sb->min_rtt_ns)
+			sb->min_rtt_ns = rtt_ns;
+	}
+	rack_advance(sb, psn);
+	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark_reply);
 
@@ -147,15 +187,11 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark_reply);
  * @psn: the PSN; ignored outside [una, una + size)
  *
  * A PSN acknowledged below a later one (@high), never resent, sets
- * @sb->reordered.  Its send time advances RACK's clock, unless it was
- * resent and acknowledged sooner after its last send than any round trip
- * took (@sb->min_rtt_ns, at irn_sb_clock()'s time), or before a round
- * trip was measured: then an earlier copy was acknowledged, not the last
- * (RFC 8985, 6.2 step 2).  Taking the last copy's time would find every
- * PSN resent before it lost again although its resend is on its way: a
- * timeout's resends of resends then made each later hole go out twice.
+ * @sb->reordered.  Its send time advances RACK's clock (rack_advance()),
+ * and if it was never resent it measures the shortest round trip.
  *
- * Context: the completer, under the QP's scoreboard lock.
+ * Context: the completer, under the QP's scoreboard lock, after
+ * irn_sb_clock().
  * Return: true if it was not known to be delivered before.
  */
 bool irn_sb_mark(struct irn_sb *sb, u32 psn)
@@ -165,17 +201,10 @@ bool irn_sb_mark(struct irn_sb *sb, u32 psn)
 	if (!deliver(sb, psn, &sb->high))
 		return false;
 	sent = READ_ONCE(sb->sent_ns[bit(sb, psn)]);
-	if (test_bit(bit(sb, psn), sb->rexmit)) {
-		/* Which copy was acknowledged?  Only the original could be. */
-		if (!sb->min_rtt_ns || sent > sb->now_ns ||
-		    sb->now_ns - sent < sb->min_rtt_ns)
-			return true;
-	} else if (sent && sent < sb->now_ns &&
-		   (!sb->min_rtt_ns || sb->now_ns - sent < sb->min_rtt_ns)) {
+	if (!test_bit(bit(sb, psn), sb->rexmit) && sent && sent < sb->now_ns &&
+	    (!sb->min_rtt_ns || sb->now_ns - sent < sb->min_rtt_ns))
 		sb->min_rtt_ns = sb->now_ns - sent;
-	}
-	if (sent > sb->rack_ns)
-		sb->rack_ns = sent;
+	rack_advance(sb, psn);
 	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark);
@@ -609,7 +638,9 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_rtt);
  * A read's responses stream out over a long time after its one request,
  * so the request's send time says nothing of when a response is late.
  * Their reordering clock starts instead when a later response arrives:
- * each missing one is stamped the first time it is overtaken.
+ * each missing one is stamped the first time it is overtaken.  A PSN
+ * already re-requested keeps its re-request's time, a send time that
+ * irn_sb_mark_reply() may take for RACK's clock.
  *
  * Context: the completer, under the QP's scoreboard lock.
  */
@@ -618,7 +649,8 @@ void irn_sb_overtaken(struct irn_sb *sb, u32 from, u32 to, u64 now_ns)
 	u32 psn = irn_psn_before(from, sb->stamp_from) ? sb->stamp_from : from;
 
 	for (; irn_psn_before(psn, to); psn = irn_psn_add(psn, 1))
-		if (!irn_sb_test(sb, psn))
+		if (!irn_sb_test(sb, psn) &&
+		    !test_bit(bit(sb, psn), sb->rexmit))
 			WRITE_ONCE(sb->sent_ns[bit(sb, psn)], now_ns);
 	if (irn_psn_after(to, sb->stamp_from))
 		sb->stamp_from = to;

@@ -19,8 +19,9 @@
  * A retransmission can be lost too.  As in RACK, a PSN resent in this
  * episode is lost again once a packet sent after the retransmission has
  * been acknowledged and the reordering window has passed since it went
- * out; it is then resent again.  (Read responses, which carry no send
- * time of their own, do not count as such packets.)
+ * out; it is then resent again.  A read response counts as such a
+ * packet when the time kept for it is a send time: the reply to a
+ * re-request, or a first response that measured its request's round trip.
  *
  * Read requests are answered by responses, not acknowledged, so a read
  * request that arrived early sits at the responder until the hole before
@@ -62,8 +63,9 @@
  * @reordered_psn: the latest such PSN (for the irn_reordering tracepoint)
  * @sacked: PSNs after @una delivered
  * @rack_ns: latest send time of an acknowledged PSN (RACK.xmit_ts)
- * @min_rtt_ns: shortest time from a send to its acknowledgment seen, 0
- *		before the first (of PSNs never resent: no ambiguity)
+ * @min_rtt_ns: shortest time from a send to its acknowledgment (or from a
+ *		read request to its first response) seen, 0 before the
+ *		first (of PSNs never resent: no ambiguity)
  * @rack_seen_ns: @rack_ns when resent PSNs were last checked against it
  * @now_ns: the time decisions are taken at, from irn_sb_clock()
  * @reo_ns: reordering window, 0 for dup-threshold alone
@@ -107,7 +109,7 @@ int irn_sb_init(struct irn_sb *sb, u32 size, gfp_t gfp);
 void irn_sb_free(struct irn_sb *sb);
 void irn_sb_reset(struct irn_sb *sb, u32 psn);
 bool irn_sb_mark(struct irn_sb *sb, u32 psn);
-bool irn_sb_mark_reply(struct irn_sb *sb, u32 psn);
+bool irn_sb_mark_reply(struct irn_sb *sb, u32 psn, u64 rtt_ns);
 bool irn_sb_test(const struct irn_sb *sb, u32 psn);
 void irn_sb_seen(struct irn_sb *sb, u32 psn, u32 n, bool seen);
 void irn_sb_executed(struct irn_sb *sb, u32 psn, u32 n, u64 now_ns);

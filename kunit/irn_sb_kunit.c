@@ -34,6 +34,7 @@ enum sb_op {
 	REORDERED,	/* irn_sb_take_reordered() == !!n */
 	TIMEDOUT,	/* the episode began with a timeout: n */
 	REWIND,		/* go-back-N resends PSN and the n after it */
+	REPLY_RTT,	/* REPLY that measured a round trip of n */
 };
 
 struct sb_step {
@@ -193,6 +194,28 @@ static const struct sb_script scripts[] = {
 		{ MARK, 4 }, { MARK, 5 }, { CLOCK, 0, 100 }, { RECOVER, 7 },
 		{ NONE }, { SENT, 6, 60 }, { MARK, 6 }, { CLOCK, 0, 101 },
 		{ LOST, 0 }, { LOST, 1 }, { NONE } } },
+	/*
+	 * A read's reply moves RACK's clock when its PSN's time is a send
+	 * time: the first response of a later read (its request's time)
+	 * shows an earlier re-request lost ...
+	 */
+	{ "later_read_finds_lost_rerequest", {
+		{ REPLY, 0 }, { OVERTAKEN, 2, 5 }, { REPLY, 2 }, { REPLY, 3 },
+		{ REPLY, 4 }, { REPLY, 5 }, { CLOCK, 0, 20 }, { RECOVER, 12 },
+		{ LOST, 1 }, { SENT, 1, 20 }, { NONE }, { SENT, 8, 30 },
+		{ CLOCK, 0, 40 }, { NONE }, { REPLY_RTT, 8, 10 }, { LOST, 1 },
+		{ NONE } } },
+	/*
+	 * ... and so does the reply to a later re-request, unless it came
+	 * sooner after the re-request than a round trip (an earlier copy's).
+	 */
+	{ "rerequest_reply_moves_rack", {
+		{ REPLY_RTT, 0, 15 }, { OVERTAKEN, 4, 5 }, { REPLY, 4 },
+		{ REPLY, 5 }, { REPLY, 6 }, { REPLY, 7 }, { CLOCK, 0, 20 },
+		{ RECOVER, 12 }, { LOST, 1 }, { SENT, 1, 20 }, { LOST, 2 },
+		{ SENT, 2, 25 }, { LOST, 3 }, { SENT, 3, 26 }, { NONE },
+		{ CLOCK, 0, 35 }, { REPLY, 2 }, { NONE }, { CLOCK, 0, 45 },
+		{ REPLY, 3 }, { LOST, 1 }, { NONE } } },
 	{ "timeout_flag_lasts_until_next_episode", {
 		{ TIMEDOUT, 0, 0 }, { TIMEOUT, 4 }, { TIMEDOUT, 0, 1 },
 		{ LOST, 0 }, { MARK, 0 }, { MARK, 1 }, { MARK, 2 },
@@ -243,7 +266,7 @@ static void irn_test_sb_script(struct kunit *test)
 			irn_sb_mark(&sb, at);
 			break;
 		case REPLY:
-			KUNIT_EXPECT_TRUE_MSG(test, irn_sb_mark_reply(&sb, at),
+			KUNIT_EXPECT_TRUE_MSG(test, irn_sb_mark_reply(&sb, at, 0),
 					      "step %d", i);
 			break;
 		case ADVANCE:
@@ -314,6 +337,11 @@ static void irn_test_sb_script(struct kunit *test)
 		case REWIND:
 			irn_sb_rewound(&sb, at, irn_psn_add(at, s->n));
 			break;
+		case REPLY_RTT:
+			KUNIT_EXPECT_TRUE_MSG(test,
+					      irn_sb_mark_reply(&sb, at, s->n),
+					      "step %d", i);
+			break;
 		case TIMEDOUT:
 			KUNIT_EXPECT_EQ_MSG(test, sb.timed_out, !!s->n,
 					    "step %d", i);
@@ -341,7 +369,7 @@ static void irn_test_sb_mark_semantics(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, irn_sb_test(&sb, 10));
 	KUNIT_EXPECT_EQ(test, irn_sb_weight(&sb), 0U);
 	KUNIT_EXPECT_FALSE(test, irn_sb_mark(&sb, 9));
-	KUNIT_EXPECT_TRUE(test, irn_sb_mark_reply(&sb, 11));
+	KUNIT_EXPECT_TRUE(test, irn_sb_mark_reply(&sb, 11, 0));
 	KUNIT_EXPECT_EQ(test, irn_sb_weight(&sb), 1U);
 	irn_sb_advance(&sb, 11);
 	/* RTT samples: from the send time, none for a resent PSN (Karn) */
