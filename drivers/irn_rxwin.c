@@ -147,6 +147,18 @@ void irn_rxwin_skip(struct irn_rxwin *w, u32 psn, u32 n)
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_rxwin_skip);
 
+/* Ring bits [@from, @to) of @w->got become SACK bits from @first on. */
+static void sack_run(const struct irn_rxwin *w, u32 from, u32 to, u32 first,
+		     u32 *bits)
+{
+	u32 b = from, i;
+
+	for_each_set_bit_from(b, w->got, to) {
+		i = first + b - from;
+		bits[i / 32] |= BIT(i % 32);
+	}
+}
+
 /**
  * irn_rxwin_sack() - selective acknowledgment bits after the expected PSN
  * @w: window
@@ -160,16 +172,11 @@ void irn_rxwin_sack(const struct irn_rxwin *w, u32 epsn, u32 *bits)
 	u32 n = min_t(u32, IRN_SACK_BITS, w->size - 1);
 	u32 start = idx(w, epsn + 1);
 	u32 head = min(n, w->size - start);	/* bits before the ring wraps */
-	u32 b;
 
 	memset(bits, 0, IRN_SACK_BITS / 8);
 	if (!w->placed)
 		return;
-	b = start;
-	for_each_set_bit_from(b, w->got, start + head)
-		bits[(b - start) / 32] |= BIT((b - start) % 32);
-	b = 0;
-	for_each_set_bit_from(b, w->got, n - head)
-		bits[(head + b) / 32] |= BIT((head + b) % 32);
+	sack_run(w, start, start + head, 0, bits);
+	sack_run(w, 0, n - head, head, bits);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_rxwin_sack);

@@ -122,6 +122,13 @@ static bool deliver(struct irn_sb *sb, u32 psn, u32 *order)
 	return true;
 }
 
+/* A round trip measured from a PSN never resent: keep the shortest. */
+static void min_rtt_sample(struct irn_sb *sb, u64 rtt_ns)
+{
+	if (rtt_ns && (!sb->min_rtt_ns || rtt_ns < sb->min_rtt_ns))
+		sb->min_rtt_ns = rtt_ns;
+}
+
 /*
  * RACK's clock (RACK.xmit_ts) moves to the last send time of @psn, just
  * delivered, unless it was resent and delivered sooner after that send
@@ -173,8 +180,7 @@ bool irn_sb_mark_reply(struct irn_sb *sb, u32 psn, u64 rtt_ns)
 	if (!test_bit(bit(sb, psn), sb->rexmit)) {
 		if (!rtt_ns)
 			return true;
-		if (!sb->min_rtt_ns || rtt_ns < sb->min_rtt_ns)
-			sb->min_rtt_ns = rtt_ns;
+		min_rtt_sample(sb, rtt_ns);
 	}
 	rack_advance(sb, psn);
 	return true;
@@ -201,9 +207,8 @@ bool irn_sb_mark(struct irn_sb *sb, u32 psn)
 	if (!deliver(sb, psn, &sb->high))
 		return false;
 	sent = READ_ONCE(sb->sent_ns[bit(sb, psn)]);
-	if (!test_bit(bit(sb, psn), sb->rexmit) && sent && sent < sb->now_ns &&
-	    (!sb->min_rtt_ns || sb->now_ns - sent < sb->min_rtt_ns))
-		sb->min_rtt_ns = sb->now_ns - sent;
+	if (!test_bit(bit(sb, psn), sb->rexmit) && sent && sent < sb->now_ns)
+		min_rtt_sample(sb, sb->now_ns - sent);
 	rack_advance(sb, psn);
 	return true;
 }
