@@ -281,18 +281,26 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_seen);
  * its replies.  The PSNs that were only seen (held) and have no reply yet
  * are no longer waiting on the responder: their replies were lost or are
  * late, and their reordering clock starts now, after which the usual
- * rules find them lost.  Each is stamped once: its seen mark goes.
+ * rules find them lost.  Each is stamped once: its seen mark goes, and
+ * irn_sb_overtaken() stamps nothing before the request's end again.  A
+ * PSN re-requested keeps its re-request's time, a send time.
  *
  * Context: the completer, under the QP's scoreboard lock.
  */
 void irn_sb_executed(struct irn_sb *sb, u32 psn, u32 n, u64 now_ns)
 {
+	u32 end = irn_psn_add(psn, n);
+
 	for (; n; n--, psn = irn_psn_add(psn, 1)) {
 		if (!is_seen(sb, psn) || irn_sb_test(sb, psn))
 			continue;
 		__clear_bit(bit(sb, psn), sb->seen);
-		WRITE_ONCE(sb->sent_ns[bit(sb, psn)], now_ns);
+		if (!test_bit(bit(sb, psn), sb->rexmit))
+			WRITE_ONCE(sb->sent_ns[bit(sb, psn)], now_ns);
 	}
+	/* Stamped: a response overtaking them later does not restart it. */
+	if (irn_psn_after(end, sb->stamp_from))
+		sb->stamp_from = end;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_executed);
 
@@ -371,20 +379,31 @@ bool irn_sb_lost(const struct irn_sb *sb, u32 psn)
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_lost);
 
 /*
- * RACK for retransmissions: a PSN resent in this episode, not delivered,
- * sent before the latest acknowledged send and a reordering window ago,
- * was lost again: make it due once more.  Only when RACK's clock moved
- * since the last look, or a candidate was still waiting for the window.
+ * RACK for retransmissions: a PSN resent in this episode (or by a
+ * go-back-N rewind, which opens no episode), not delivered, sent before
+ * the latest acknowledged send and a reordering window ago, was lost
+ * again: make it due once more.  Only when RACK's clock moved since the
+ * last look, or a candidate was still waiting for the window.
  * Return: when the next waiting candidate ripens, 0 for none.
  */
 static u64 rack_rescan(struct irn_sb *sb)
 {
-	u32 end = sb->cursor, p;
+	u32 end, p;
 	u64 sent, ripe = 0;
 
-	if (!sb->in_recovery || sb->rack_ns <= sb->rack_seen_ns)
+	if (sb->rack_ns <= sb->rack_seen_ns)
 		return 0;
-	/* Up to the cursor as it was: it moves back to the first found. */
+	/* Nothing resent: the usual case outside an episode. */
+	if (bitmap_empty(sb->resent, sb->size)) {
+		sb->rack_seen_ns = sb->rack_ns;
+		return 0;
+	}
+	/*
+	 * A rewind's resends may lie past the cursor.  Up to where the
+	 * cursor was, or high if further: the cursor moves back to the
+	 * first found.
+	 */
+	end = irn_psn_after(sb->high, sb->cursor) ? sb->high : sb->cursor;
 	for (p = sb->una; irn_psn_before(p, end); p = irn_psn_add(p, 1)) {
 		if (!test_bit(bit(sb, p), sb->resent) || irn_sb_test(sb, p))
 			continue;

@@ -195,6 +195,38 @@ static const struct sb_script scripts[] = {
 		{ NONE }, { SENT, 6, 60 }, { MARK, 6 }, { CLOCK, 0, 101 },
 		{ LOST, 0 }, { LOST, 1 }, { NONE } } },
 	/*
+	 * A rewind opens no episode, yet a rewound PSN lost again is found
+	 * by RACK once something sent after its resend is acknowledged,
+	 * not left to the timer.
+	 */
+	{ "rewound_resend_lost_outside_episode", {
+		{ SENT, 0, 0 }, { SENT, 1, 0 }, { SENT, 2, 0 }, { SENT, 3, 0 },
+		{ MARK, 0 }, { MARK, 1 }, { ADVANCE, 2 }, { REWIND, 2, 2 },
+		{ SENT, 2, 50 }, { SENT, 3, 50 }, { SENT, 4, 60 },
+		{ SENT, 5, 60 }, { SENT, 6, 60 }, { CLOCK, 0, 100 },
+		{ MARK, 3 }, { MARK, 4 }, { MARK, 5 }, { MARK, 6 },
+		{ INREC, 0, 0 }, { LOST, 2 }, { NONE } } },
+	/*
+	 * ... and in an episode, one past where the scan stopped: the
+	 * rewind came after the cursor passed its first PSN.
+	 */
+	{ "rewound_resend_past_cursor", {
+		{ MARK, 1 }, { MARK, 2 }, { MARK, 3 }, { MARK, 4 },
+		{ CLOCK, 0, 20 }, { RECOVER, 12 }, { LOST, 0 }, { SENT, 0, 20 },
+		{ NONE }, { REWIND, 6, 2 }, { SENT, 6, 50 }, { SENT, 7, 50 },
+		{ SENT, 8, 60 }, { CLOCK, 0, 100 }, { MARK, 8 }, { MARK, 9 },
+		{ MARK, 10 }, { LOST, 0 }, { LOST, 5 }, { LOST, 6 },
+		{ LOST, 7 }, { NONE } } },
+	/*
+	 * A held request's PSN is stamped when an ACK passes it; a later
+	 * response overtaking it does not restart its reordering clock.
+	 */
+	{ "executed_stamp_stays", {
+		{ SEEN, 0, 1 }, { MARK, 1 }, { MARK, 2 }, { MARK, 3 },
+		{ MARK, 4 }, { CLOCK, 0, 12 }, { ISLOST, 0, 0 },
+		{ EXECUTED, 0, 10 }, { OVERTAKEN, 1, 30 }, { CLOCK, 0, 35 },
+		{ RECOVER, 5 }, { LOST, 0 }, { NONE } } },
+	/*
 	 * A read's reply moves RACK's clock when its PSN's time is a send
 	 * time: the first response of a later read (its request's time)
 	 * shows an earlier re-request lost ...
