@@ -228,9 +228,13 @@ static void check_rewind(struct irn_qp *qp)
 		bool irn = irn_qp_irn_on(qp);
 
 		trace_irn_rewind(irn_qp_num(qp), psn, qp->req.psn, irn);
+		/*
+		 * All that was sent goes again, up to req.high: req.psn is
+		 * behind it when a rewind comes during an earlier one.
+		 */
 		if (irn) {
 			spin_lock_bh(&qp->irn.sb_lock);
-			irn_sb_rewound(&qp->irn.sb, psn, qp->req.psn);
+			irn_sb_rewound(&qp->irn.sb, psn, qp->req.high);
 			spin_unlock_bh(&qp->irn.sb_lock);
 		}
 		/* Read by the completer: its D-SACKs are no reordering. */
