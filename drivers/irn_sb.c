@@ -21,6 +21,21 @@ static bool tracked(const struct irn_sb *sb, u32 psn)
 	return irn_psn_in_window(psn, sb->una, sb->size);
 }
 
+/*
+ * The send time of a PSN a rewind will send again but has not yet: none.
+ * Later than any clock, it is never before RACK's clock, never a reorder
+ * window old, and never a round trip.
+ */
+#define UNSENT	U64_MAX
+
+/* @psn was sent a reordering window ago (not in the future, not UNSENT). */
+static bool aged(const struct irn_sb *sb, u32 psn)
+{
+	u64 sent = READ_ONCE(sb->sent_ns[bit(sb, psn)]);
+
+	return sent <= sb->now_ns && sb->now_ns - sent >= sb->reo_ns;
+}
+
 /**
  * irn_sb_init() - allocate a scoreboard
  * @sb: scoreboard
@@ -373,8 +388,7 @@ bool irn_sb_lost(const struct irn_sb *sb, u32 psn)
 		return true;
 	if (is_seen(sb, psn))
 		return false;
-	return irn_psn_diff(sb->high, psn) > IRN_SB_DUPTHRESH &&
-	       sb->now_ns - READ_ONCE(sb->sent_ns[bit(sb, psn)]) >= sb->reo_ns;
+	return irn_psn_diff(sb->high, psn) > IRN_SB_DUPTHRESH && aged(sb, psn);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_lost);
 
@@ -460,7 +474,8 @@ bool irn_sb_next_lost(struct irn_sb *sb, u32 *psn)
 		lost = irn_sb_lost(sb, p);
 		if (lost)
 			*psn = p;
-		else if (irn_psn_diff(sb->high, p) > IRN_SB_DUPTHRESH)
+		else if (irn_psn_diff(sb->high, p) > IRN_SB_DUPTHRESH &&
+			 READ_ONCE(sb->sent_ns[bit(sb, p)]) != UNSENT)
 			sb->ripe_ns = READ_ONCE(sb->sent_ns[bit(sb, p)]) +
 				      sb->reo_ns;
 		break;
@@ -522,7 +537,9 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_start_recovery);
  * count as resent in this episode: a SACK that was on its way before
  * them does not find them lost again (only RACK does, once something
  * sent after them is acknowledged), their acknowledgments give no RTT
- * sample, and late ones are no evidence of reordering.
+ * sample, and late ones are no evidence of reordering.  Until the rewind
+ * sends each again (irn_sb_sent()) it has no send time, so that RACK
+ * does not find it lost and resend it ahead of the rewind.
  *
  * Context: the requester, under the QP's scoreboard lock.
  */
@@ -534,6 +551,7 @@ void irn_sb_rewound(struct irn_sb *sb, u32 from, u32 to)
 		if (tracked(sb, p)) {
 			__set_bit(bit(sb, p), sb->resent);
 			__set_bit(bit(sb, p), sb->rexmit);
+			WRITE_ONCE(sb->sent_ns[bit(sb, p)], UNSENT);
 		}
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_rewound);

@@ -218,6 +218,17 @@ static const struct sb_script scripts[] = {
 		{ MARK, 10 }, { LOST, 0 }, { LOST, 5 }, { LOST, 6 },
 		{ LOST, 7 }, { NONE } } },
 	/*
+	 * A PSN the rewind has yet to send again is not found lost by RACK
+	 * (it would go out twice); once sent, it is, like the rest.
+	 */
+	{ "rewind_pending_not_revived", {
+		{ SENT, 0, 1 }, { CLOCK, 0, 21 }, { MARK, 0 }, { ADVANCE, 1 },
+		{ MARK, 6 }, { MARK, 7 }, { REWIND, 1, 7 }, { SENT, 1, 50 },
+		{ SENT, 2, 50 }, { CLOCK, 0, 100 }, { MARK, 2 }, { NONE },
+		{ SENT, 3, 60 }, { SENT, 4, 60 }, { SENT, 5, 70 },
+		{ CLOCK, 0, 150 }, { MARK, 5 }, { LOST, 1 }, { LOST, 3 },
+		{ LOST, 4 }, { NONE } } },
+	/*
 	 * A held request's PSN is stamped when an ACK passes it; a later
 	 * response overtaking it does not restart its reordering clock.
 	 */
