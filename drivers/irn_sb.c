@@ -97,6 +97,8 @@ void irn_sb_reset(struct irn_sb *sb, u32 psn)
 	bitmap_zero(sb->seen, sb->size);
 	bitmap_zero(sb->resent, sb->size);
 	bitmap_zero(sb->rexmit, sb->size);
+	/* No time of an earlier connection (or UNSENT) outlives it. */
+	memset(sb->sent_ns, 0, sb->size * sizeof(*sb->sent_ns));
 	sb->una = psn;
 	sb->high = psn;
 	sb->reply_high = psn;
@@ -157,9 +159,11 @@ static void rack_advance(struct irn_sb *sb, u32 psn)
 {
 	u64 sent = READ_ONCE(sb->sent_ns[bit(sb, psn)]);
 
+	/* Sent after the clock was read, or UNSENT: no time to go by. */
+	if (sent > sb->now_ns)
+		return;
 	if (test_bit(bit(sb, psn), sb->rexmit) &&
-	    (!sb->min_rtt_ns || sent > sb->now_ns ||
-	     sb->now_ns - sent < sb->min_rtt_ns))
+	    (!sb->min_rtt_ns || sb->now_ns - sent < sb->min_rtt_ns))
 		return;
 	if (sent > sb->rack_ns)
 		sb->rack_ns = sent;

@@ -33,7 +33,7 @@ enum sb_op {
 	EXECUTED,	/* an ACK passed the atomic at PSN, at time n */
 	REORDERED,	/* irn_sb_take_reordered() == !!n */
 	TIMEDOUT,	/* the episode began with a timeout: n */
-	REWIND,		/* go-back-N resends PSN and the n after it */
+	REWIND,		/* go-back-N resends n PSNs from PSN */
 	REPLY_RTT,	/* REPLY that measured a round trip of n */
 };
 
