@@ -391,8 +391,7 @@ static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 			irn_sb_executed(sb, w->first_psn, wqe_psns(w), now);
 		if (!w || w->rd_credit)
 			continue;
-		psn = irn_psn_before(w->first_psn, sb->una) ? sb->una :
-							      w->first_psn;
+		psn = irn_psn_max(w->first_psn, sb->una);
 		end = irn_psn_before(w->last_psn, sent) ? w->last_psn :
 							  irn_psn_add(sent, -1);
 		while (!irn_psn_after(psn, end) &&

@@ -421,7 +421,7 @@ static u64 rack_rescan(struct irn_sb *sb)
 	 * cursor was, or high if further: the cursor moves back to the
 	 * first found.
 	 */
-	end = irn_psn_after(sb->high, sb->cursor) ? sb->high : sb->cursor;
+	end = irn_psn_max(sb->high, sb->cursor);
 	for (p = sb->una; irn_psn_before(p, end); p = irn_psn_add(p, 1)) {
 		if (!test_bit(bit(sb, p), sb->resent) || irn_sb_test(sb, p))
 			continue;
@@ -464,9 +464,8 @@ static u64 rack_rescan(struct irn_sb *sb)
  */
 bool irn_sb_next_lost(struct irn_sb *sb, u32 *psn)
 {
-	u32 end = irn_psn_after(sb->lost_until, sb->high) ? sb->lost_until :
-							    sb->high;
-	u64 rack_ripe = rack_rescan(sb);
+	u32 end = irn_psn_max(sb->lost_until, sb->high);
+	u64 rack_ripe = rack_rescan(sb), sent;
 	bool lost = false;
 	u32 p;
 
@@ -475,13 +474,13 @@ bool irn_sb_next_lost(struct irn_sb *sb, u32 *psn)
 		if (irn_sb_test(sb, p) || test_bit(bit(sb, p), sb->resent) ||
 		    (is_seen(sb, p) && !irn_psn_before(p, sb->lost_until)))
 			continue;
+		sent = READ_ONCE(sb->sent_ns[bit(sb, p)]);
 		lost = irn_sb_lost(sb, p);
 		if (lost)
 			*psn = p;
 		else if (irn_psn_diff(sb->high, p) > IRN_SB_DUPTHRESH &&
-			 READ_ONCE(sb->sent_ns[bit(sb, p)]) != UNSENT)
-			sb->ripe_ns = READ_ONCE(sb->sent_ns[bit(sb, p)]) +
-				      sb->reo_ns;
+			 sent != UNSENT)
+			sb->ripe_ns = sent + sb->reo_ns;
 		break;
 	}
 	sb->cursor = p;
@@ -692,7 +691,7 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_rtt);
  */
 void irn_sb_overtaken(struct irn_sb *sb, u32 from, u32 to, u64 now_ns)
 {
-	u32 psn = irn_psn_before(from, sb->stamp_from) ? sb->stamp_from : from;
+	u32 psn = irn_psn_max(from, sb->stamp_from);
 
 	for (; irn_psn_before(psn, to); psn = irn_psn_add(psn, 1))
 		if (!irn_sb_test(sb, psn) &&

@@ -41,6 +41,12 @@ static inline bool irn_psn_after(u32 a, u32 b)
 	return irn_psn_diff(a, b) > 0;
 }
 
+/* irn_psn_max() - the later of @a and @b. */
+static inline u32 irn_psn_max(u32 a, u32 b)
+{
+	return irn_psn_after(a, b) ? a : b;
+}
+
 /* irn_psn_in_window() - @psn lies in [@start, @start + @len). */
 static inline bool irn_psn_in_window(u32 psn, u32 start, u32 len)
 {

@@ -45,6 +45,8 @@ static void irn_test_psn_diff(struct kunit *test)
 			c->diff == -0x800000 ? -0x800000 : -c->diff);
 	KUNIT_EXPECT_EQ(test, irn_psn_before(c->a, c->b), c->diff < 0);
 	KUNIT_EXPECT_EQ(test, irn_psn_after(c->a, c->b), c->diff > 0);
+	KUNIT_EXPECT_EQ(test, irn_psn_max(c->a, c->b),
+			c->diff > 0 ? c->a : c->b);
 }
 
 static void irn_test_psn_add_wraps(struct kunit *test)
