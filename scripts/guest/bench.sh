@@ -14,6 +14,9 @@
 # IOPS in bw_MBps and p99 in lat_p99_us), BENCH_SECONDS; BENCH_TRACE=1 also saves the irn tracepoints of
 # each run to $IRN_GUEST_OUT/TAG-WORKLOAD.trace (irn drivers only);
 # BENCH_IRN_PARAMS adds module parameters for the irn driver ("cap=256").
+# TAG-WORKLOAD.cpu-a and .cpu-b hold how busy (%) each guest's vCPU was
+# during the run, in all and in the kernel: under TCG a busy vCPU, not the
+# cable, is the bottleneck.
 set -uo pipefail
 
 drv=${BENCH_DRIVER:?}
@@ -62,6 +65,23 @@ trace_save() {
 	[[ ${BENCH_TRACE:-0} == 1 && $drv != rxe ]] || return 0
 	echo 0 >$TRACING/events/irn/enable
 	cp $TRACING/trace "$1"
+}
+
+# cpu_ticks: busy, kernel (system, irq, softirq) and total jiffies so far
+cpu_ticks() {
+	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i;
+		print t - $5 - $6, $4 + $7 + $8, t; exit }' /proc/stat
+}
+
+# cpu_busy BUSY0 KERNEL0 TOTAL0: percent of the time since then the vCPU
+# was busy, and busy in the kernel (irn's engines, where perftest's
+# polling is user time)
+cpu_busy() {
+	local b k t
+	read -r b k t < <(cpu_ticks)
+	awk -v b=$((b - $1)) -v k=$((k - $2)) -v t=$((t - $3)) \
+		'BEGIN { printf "busy %.0f kernel %.0f\n", t ? 100 * b / t : 0,
+			t ? 100 * k / t : 0 }'
 }
 
 netem_dropped() {
@@ -143,7 +163,7 @@ parse() {
 
 run_one() {
 	local name=$1 cmd gid=$2 cond=$3 tag=$4 line bw=0 typ=0 p99=0 rc=0 t
-	local drop0 retx0 lost retx
+	local drop0 retx0 lost retx b0 k0 t0
 	cmd=$(workload_cmd "$name") || return 0
 	barrier "start-$tag-$name" || return 0
 	drop0=$(netem_dropped) retx0=$(resent)
@@ -171,8 +191,10 @@ run_one() {
 		return 0
 	fi
 	if [[ $IRN_ROLE == b ]]; then
+		read -r b0 k0 t0 < <(cpu_ticks)
 		# shellcheck disable=SC2086
 		timeout $((secs + 90)) $cmd -d dev0 -x "$gid" >"$out/$tag-$name.server" 2>&1
+		cpu_busy "$b0" "$k0" "$t0" >"$out/$tag-$name.cpu-b"
 		echo $(($(netem_dropped) - ${drop0:-0})) \
 			>"$IRN_GUEST_SHARED/drops-$tag-$name"
 		barrier "end-$tag-$name"
@@ -180,6 +202,7 @@ run_one() {
 	fi
 	sleep 2
 	trace_start
+	read -r b0 k0 t0 < <(cpu_ticks)
 	: >"$out/$tag-$name.client"
 	for t in 1 2 3; do
 		echo "--- attempt $t" >>"$out/$tag-$name.client"
@@ -189,6 +212,7 @@ run_one() {
 		rc=$?
 		sleep 2
 	done
+	cpu_busy "$b0" "$k0" "$t0" >"$out/$tag-$name.cpu-a"
 	trace_save "$out/$tag-$name.trace"
 	barrier "end-$tag-$name"
 	lost=$(($(netem_dropped) - ${drop0:-0} + $(cat "$IRN_GUEST_SHARED/drops-$tag-$name" 2>/dev/null || echo 0)))
