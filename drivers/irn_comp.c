@@ -21,6 +21,7 @@
  * each handler returning the next state.
  */
 
+#include <linux/bitmap.h>
 #include <linux/hrtimer.h>
 #include <linux/skbuff.h>
 #include <asm/unaligned.h>
@@ -341,7 +342,7 @@ static enum comp_state check_op(struct irn_qp *qp, struct sk_buff *skb,
  */
 struct sack_view {
 	u32	base;
-	u32	bits[IRN_SACK_BITS / 32];
+	DECLARE_BITMAP(bits, IRN_SACK_BITS);
 };
 
 static u32 wqe_psns(const struct irn_swqe *w)
@@ -353,7 +354,36 @@ static bool sacked(const struct sack_view *sv, u32 psn)
 {
 	u32 i = (psn - sv->base - 1) & IRN_PSN_MASK;
 
-	return i < IRN_SACK_BITS && (sv->bits[i / 32] & BIT(i % 32));
+	return i < IRN_SACK_BITS && test_bit(i, sv->bits);
+}
+
+/*
+ * Mark delivered the PSNs from @psn to @end, a send's or a write's, that
+ * @cum passes or @sv names: the first in turn, the others by @sv's set
+ * bits, so that an acknowledgment costs what it acknowledges rather than
+ * every PSN in flight.
+ * Return: an RTT sample from the newest PSN this newly marked, 0 for none.
+ */
+static u64 mark_range(struct irn_sb *sb, u32 psn, u32 end, u32 cum,
+		      const struct sack_view *sv)
+{
+	u64 rtt = 0;
+	u32 i, n;
+
+	for (; !irn_psn_after(psn, end) && !irn_psn_after(psn, cum);
+	     psn = irn_psn_add(psn, 1))
+		if (irn_sb_mark(sb, psn))
+			rtt = irn_sb_rtt(sb, psn, sb->now_ns) ?: rtt;
+	if (!sv || irn_psn_after(psn, end))
+		return rtt;
+	/* Bit i is @sv->base + 1 + i; @sv->base is @cum + 1, never named. */
+	i = irn_psn_after(psn, sv->base) ? irn_psn_diff(psn, sv->base) - 1 : 0;
+	n = min_t(u32, irn_psn_diff(end, sv->base), IRN_SACK_BITS);
+	for_each_set_bit_from(i, sv->bits, n)
+		if (irn_sb_mark(sb, irn_psn_add(sv->base, i + 1)))
+			rtt = irn_sb_rtt(sb, irn_psn_add(sv->base, i + 1),
+					 sb->now_ns) ?: rtt;
+	return rtt;
 }
 
 /*
@@ -370,7 +400,7 @@ static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 	u32 next = smp_load_acquire(&qp->req.next);
 	u32 sent = READ_ONCE(qp->req.psn);
 	u64 rtt = 0, now;
-	u32 i, psn, end;
+	u32 i, end;
 
 	/* irn_sb_mark() compares send times with this time. */
 	irn_qp_sb_clock(qp);
@@ -391,16 +421,10 @@ static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 			irn_sb_executed(sb, w->first_psn, wqe_psns(w), now);
 		if (!w || w->rd_credit)
 			continue;
-		psn = irn_psn_max(w->first_psn, sb->una);
 		end = irn_psn_before(w->last_psn, sent) ? w->last_psn :
 							  irn_psn_add(sent, -1);
-		while (!irn_psn_after(psn, end) &&
-		       irn_psn_in_window(psn, sb->una, sb->size)) {
-			if ((!irn_psn_after(psn, cum) ||
-			     (sv && sacked(sv, psn))) && irn_sb_mark(sb, psn))
-				rtt = irn_sb_rtt(sb, psn, now) ?: rtt;
-			psn = irn_psn_add(psn, 1);
-		}
+		rtt = mark_range(sb, irn_psn_max(w->first_psn, sb->una), end,
+				 cum, sv) ?: rtt;
 	}
 	return rtt;
 }
@@ -554,6 +578,7 @@ static enum comp_state irn_do_ack(struct irn_qp *qp, struct sk_buff *skb,
 {
 	struct irn_sackh *sack = (void *)(skb->data + pkt->ext_off);
 	struct sack_view sv, *svp = NULL;
+	u32 words[IRN_SACK_BITS / 32];
 	u32 i, any = 0;
 
 	/*
@@ -578,10 +603,11 @@ static enum comp_state irn_do_ack(struct irn_qp *qp, struct sk_buff *skb,
 	if (pkt->ext_off &&
 	    be32_to_cpu(sack->base) == irn_psn_add(pkt->psn, 1)) {
 		sv.base = be32_to_cpu(sack->base);
-		for (i = 0; i < ARRAY_SIZE(sv.bits); i++) {
-			sv.bits[i] = be32_to_cpu(sack->bits[i]);
-			any |= sv.bits[i];
+		for (i = 0; i < ARRAY_SIZE(words); i++) {
+			words[i] = be32_to_cpu(sack->bits[i]);
+			any |= words[i];
 		}
+		bitmap_from_arr32(sv.bits, words, IRN_SACK_BITS);
 		svp = &sv;
 		if (any)
 			irn_dev_count(qp->dev, IRN_CNT_SACK_RCVD);
