@@ -36,6 +36,31 @@ static bool aged(const struct irn_sb *sb, u32 psn)
 	return sent <= sb->now_ns && sb->now_ns - sent >= sb->reo_ns;
 }
 
+/*
+ * The first PSN from @psn on and before @end whose bit in @map is set, or
+ * @end if none: a word at a time, where a loop over PSNs would take one
+ * at a time.  At most the window's size of PSNs are looked at.
+ */
+static u32 next_set(const struct irn_sb *sb, const unsigned long *map,
+		    u32 psn, u32 end)
+{
+	u32 b = bit(sb, psn), n, lim, i;
+
+	if (!irn_psn_before(psn, end))
+		return end;
+	n = min_t(u32, irn_psn_diff(end, psn), sb->size);
+	lim = min(sb->size, b + n);
+	i = find_next_bit(map, lim, b);
+	if (i < lim)
+		return irn_psn_add(psn, i - b);
+	if (b + n <= sb->size)
+		return end;
+	/* The rest of the range wraps to the map's start. */
+	lim = b + n - sb->size;
+	i = find_next_bit(map, lim, 0);
+	return i < lim ? irn_psn_add(psn, sb->size - b + i) : end;
+}
+
 /**
  * irn_sb_init() - allocate a scoreboard
  * @sb: scoreboard
@@ -422,8 +447,9 @@ static u64 rack_rescan(struct irn_sb *sb)
 	 * first found.
 	 */
 	end = irn_psn_max(sb->high, sb->cursor);
-	for (p = sb->una; irn_psn_before(p, end); p = irn_psn_add(p, 1)) {
-		if (!test_bit(bit(sb, p), sb->resent) || irn_sb_test(sb, p))
+	for (p = next_set(sb, sb->resent, sb->una, end); p != end;
+	     p = next_set(sb, sb->resent, irn_psn_add(p, 1), end)) {
+		if (irn_sb_test(sb, p))
 			continue;
 		sent = READ_ONCE(sb->sent_ns[bit(sb, p)]);
 		if (sent >= sb->rack_ns)
