@@ -685,14 +685,16 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_sent);
  *
  * Context: the completer, under the QP's scoreboard lock, before una
  * passes @psn.
- * Return: the time since it was sent, or 0 if it was resent in this
- * episode (Karn: which copy was acknowledged is unknown).
+ * Return: the time since it was sent, or 0 if it was ever resent (Karn:
+ * which copy was acknowledged is unknown).  Not only in this episode: a
+ * timeout, or RACK finding a resend lost, forgets that it was resent in
+ * the episode, not that two copies may be on their way.
  */
 u64 irn_sb_rtt(const struct irn_sb *sb, u32 psn, u64 now_ns)
 {
 	u64 sent;
 
-	if (!tracked(sb, psn) || test_bit(bit(sb, psn), sb->resent))
+	if (!tracked(sb, psn) || test_bit(bit(sb, psn), sb->rexmit))
 		return 0;
 	sent = READ_ONCE(sb->sent_ns[bit(sb, psn)]);
 	return sent && sent < now_ns ? now_ns - sent : 0;

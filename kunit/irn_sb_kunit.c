@@ -421,6 +421,13 @@ static void irn_test_sb_mark_semantics(struct kunit *test)
 	irn_sb_mark_resent(&sb, 13, 1);
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 12, 1700), 700ULL);
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 13, 1700), 0ULL);
+	/* ... nor after a timeout opens a new episode: which copy is unknown */
+	irn_sb_rewound(&sb, 14, 15);
+	irn_sb_sent(&sb, 14, 1200);
+	irn_sb_timeout(&sb, 15);
+	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 13, 1700), 0ULL);
+	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 14, 1700), 0ULL);
+	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 12, 1700), 700ULL);
 	irn_sb_free(&sb);
 }
 
