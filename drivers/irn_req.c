@@ -771,9 +771,12 @@ static enum req_state retransmit(struct irn_qp *qp)
 			      HRTIMER_MODE_ABS_SOFT);
 	if (!lost)
 		return REQ_NEXT_WQE;
-	if (!w || (w->opcode != IB_WR_RDMA_READ &&
-		   irn_psn_after(pos.psn, irn_psn_add(qp->req.psn, -1))))
-		return REQ_DONE_MORE;	/* acknowledged meanwhile */
+	/*
+	 * Gone, or not sent since a rewind began (a timeout during one
+	 * finds everything lost): the rewind sends it, a read's request too.
+	 */
+	if (!w || !irn_psn_before(pos.psn, qp->req.psn))
+		return REQ_DONE_MORE;
 	pos.offset = irn_psn_diff(pos.psn, w->first_psn) * qp->mtu;
 	if (is_atomic(w->opcode))
 		pos.offset = 0;
