@@ -78,9 +78,10 @@ int irn_sb_init(struct irn_sb *sb, u32 size, gfp_t gfp)
 	sb->seen = bitmap_zalloc(sb->size, gfp);
 	sb->resent = bitmap_zalloc(sb->size, gfp);
 	sb->rexmit = bitmap_zalloc(sb->size, gfp);
+	sb->racked = bitmap_zalloc(sb->size, gfp);
 	sb->sent_ns = kcalloc(sb->size, sizeof(*sb->sent_ns), gfp);
 	if (!sb->got || !sb->seen || !sb->resent || !sb->rexmit ||
-	    !sb->sent_ns) {
+	    !sb->racked || !sb->sent_ns) {
 		irn_sb_free(sb);
 		return -ENOMEM;
 	}
@@ -100,11 +101,13 @@ void irn_sb_free(struct irn_sb *sb)
 	bitmap_free(sb->seen);
 	bitmap_free(sb->resent);
 	bitmap_free(sb->rexmit);
+	bitmap_free(sb->racked);
 	kfree(sb->sent_ns);
 	sb->got = NULL;
 	sb->seen = NULL;
 	sb->resent = NULL;
 	sb->rexmit = NULL;
+	sb->racked = NULL;
 	sb->sent_ns = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_free);
@@ -122,6 +125,7 @@ void irn_sb_reset(struct irn_sb *sb, u32 psn)
 	bitmap_zero(sb->seen, sb->size);
 	bitmap_zero(sb->resent, sb->size);
 	bitmap_zero(sb->rexmit, sb->size);
+	bitmap_zero(sb->racked, sb->size);
 	/* No time of an earlier connection (or UNSENT) outlives it. */
 	memset(sb->sent_ns, 0, sb->size * sizeof(*sb->sent_ns));
 	sb->una = psn;
@@ -382,6 +386,7 @@ void irn_sb_advance(struct irn_sb *sb, u32 psn)
 		__clear_bit(bit(sb, sb->una), sb->seen);
 		__clear_bit(bit(sb, sb->una), sb->resent);
 		__clear_bit(bit(sb, sb->una), sb->rexmit);
+		__clear_bit(bit(sb, sb->una), sb->racked);
 		sb->una = irn_psn_add(sb->una, 1);
 	}
 	if (irn_psn_before(sb->high, sb->una))
@@ -406,8 +411,9 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_advance);
  *
  * Context: under the QP's scoreboard lock.
  * Return: true if not delivered and either timed out, or not seen while
- * a PSN at least IRN_SB_DUPTHRESH after it was delivered (or seen) and it
- * was sent a reordering window ago.
+ * RACK found its resend lost, or while a PSN at least IRN_SB_DUPTHRESH
+ * after it was delivered (or seen) and it was sent a reordering window
+ * ago.
  */
 bool irn_sb_lost(const struct irn_sb *sb, u32 psn)
 {
@@ -417,6 +423,12 @@ bool irn_sb_lost(const struct irn_sb *sb, u32 psn)
 		return true;
 	if (is_seen(sb, psn))
 		return false;
+	/*
+	 * RACK's rule has no duplicate threshold (RFC 8985): a lost resend
+	 * at a burst's tail goes again without waiting for the timer.
+	 */
+	if (tracked(sb, psn) && test_bit(bit(sb, psn), sb->racked))
+		return true;
 	return irn_psn_diff(sb->high, psn) > IRN_SB_DUPTHRESH && aged(sb, psn);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_lost);
@@ -425,7 +437,8 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_lost);
  * RACK for retransmissions: a PSN resent in this episode (or by a
  * go-back-N rewind, which opens no episode), not delivered, sent before
  * the latest acknowledged send and a reordering window ago, was lost
- * again: make it due once more.  Only when RACK's clock moved since the
+ * again: make it due once more (@sb->racked: at once, with no duplicate
+ * threshold to pass, until it is resent).  Only when RACK's clock moved since the
  * last look, or a candidate was still waiting for the window.
  * Return: when the next waiting candidate ripens, 0 for none.
  */
@@ -449,7 +462,8 @@ static u64 rack_rescan(struct irn_sb *sb)
 	end = irn_psn_max(sb->high, sb->cursor);
 	for (p = next_set(sb, sb->resent, sb->una, end); p != end;
 	     p = next_set(sb, sb->resent, irn_psn_add(p, 1), end)) {
-		if (irn_sb_test(sb, p))
+		/* A re-request the responder holds arrived. */
+		if (irn_sb_test(sb, p) || is_seen(sb, p))
 			continue;
 		sent = READ_ONCE(sb->sent_ns[bit(sb, p)]);
 		if (sent >= sb->rack_ns)
@@ -460,6 +474,7 @@ static u64 rack_rescan(struct irn_sb *sb)
 			continue;
 		}
 		__clear_bit(bit(sb, p), sb->resent);
+		__set_bit(bit(sb, p), sb->racked);
 		if (irn_psn_before(p, sb->cursor))
 			sb->cursor = p;
 	}
@@ -531,6 +546,7 @@ void irn_sb_mark_resent(struct irn_sb *sb, u32 psn, u32 n)
 			continue;
 		__set_bit(bit(sb, psn), sb->resent);
 		__set_bit(bit(sb, psn), sb->rexmit);
+		__clear_bit(bit(sb, psn), sb->racked);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark_resent);
@@ -580,6 +596,7 @@ void irn_sb_rewound(struct irn_sb *sb, u32 from, u32 to)
 		if (tracked(sb, p)) {
 			__set_bit(bit(sb, p), sb->resent);
 			__set_bit(bit(sb, p), sb->rexmit);
+			__clear_bit(bit(sb, p), sb->racked);
 			WRITE_ONCE(sb->sent_ns[bit(sb, p)], UNSENT);
 		}
 }

@@ -76,6 +76,7 @@
  * @seen: read PSNs whose request the responder holds, not yet answered
  * @resent: PSNs retransmitted in this episode
  * @rexmit: PSNs retransmitted at all since they entered the window
+ * @racked: resends RACK found lost, due again whatever follows them
  * @sent_ns: when each PSN was last sent
  */
 struct irn_sb {
@@ -102,6 +103,7 @@ struct irn_sb {
 	unsigned long	*seen;
 	unsigned long	*resent;
 	unsigned long	*rexmit;
+	unsigned long	*racked;
 	u64		*sent_ns;
 };
 

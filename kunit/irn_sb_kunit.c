@@ -218,6 +218,31 @@ static const struct sb_script scripts[] = {
 		{ MARK, 10 }, { LOST, 0 }, { LOST, 5 }, { LOST, 6 },
 		{ LOST, 7 }, { NONE } } },
 	/*
+	 * A rewind's resend lost at the tail: RACK finds it lost once a PSN
+	 * sent after it is acknowledged, and it goes again at once, although
+	 * fewer than IRN_SB_DUPTHRESH PSNs after it were delivered.
+	 */
+	{ "rack_lost_tail_resend_needs_no_dupthresh", {
+		{ SENT, 0, 0 }, { SENT, 1, 0 }, { SENT, 2, 0 }, { SENT, 3, 0 },
+		{ MARK, 0 }, { ADVANCE, 1 }, { REWIND, 1, 3 },
+		{ SENT, 1, 50 }, { SENT, 2, 50 }, { SENT, 3, 50 },
+		{ SENT, 4, 60 }, { CLOCK, 0, 100 }, { MARK, 1 }, { MARK, 2 },
+		{ MARK, 4 }, { ISLOST, 3, 0 }, { LOST, 3 }, { NONE },
+		{ ISLOST, 3, 0 }, { ADVANCE, 3 }, { NONE } } },
+	/*
+	 * A re-requested read the responder holds (a SACK names it) is not
+	 * found lost by RACK while held: its re-request arrived.  Executed,
+	 * it waits for its replies until RACK's clock moves again, and is
+	 * not forgotten behind the scan.
+	 */
+	{ "held_rerequest_not_racked", {
+		{ SENT, 0, 0 }, { SENT, 1, 0 }, { SENT, 2, 0 }, { SENT, 3, 0 },
+		{ MARK, 1 }, { MARK, 2 }, { MARK, 3 }, { CLOCK, 0, 10 },
+		{ RECOVER, 6 }, { LOST, 0 }, { SENT, 0, 50 }, { SEEN, 0, 1 },
+		{ SENT, 4, 60 }, { CLOCK, 0, 100 }, { MARK, 4 }, { NONE },
+		{ EXECUTED, 0, 100 }, { NONE }, { SENT, 5, 70 },
+		{ CLOCK, 0, 120 }, { MARK, 5 }, { LOST, 0 }, { NONE } } },
+	/*
 	 * A PSN the rewind has yet to send again is not found lost by RACK
 	 * (it would go out twice); once sent, it is, like the rest.
 	 */
