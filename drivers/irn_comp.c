@@ -516,11 +516,15 @@ static void irn_check_loss(struct irn_qp *qp, const char *why)
 
 /* Everything before @psn was received: requests are processed in order. */
 static void irn_acked_before(struct irn_qp *qp, u32 psn,
-			     const struct sack_view *sv)
+			     struct sack_view *sv)
 {
 	u64 rtt;
 
 	spin_lock_bh(&qp->irn.sb_lock);
+	/* Only the news is left to walk. */
+	if (sv)
+		irn_sb_drop_known(&qp->irn.sb, irn_psn_add(sv->base, 1),
+				  sv->bits, IRN_SACK_BITS);
 	rtt = mark_acked(qp, irn_psn_add(psn, -1), sv);
 	spin_unlock_bh(&qp->irn.sb_lock);
 	/* Per acknowledgment, not per WQE: a 1 MiB write is one WQE. */

@@ -352,6 +352,49 @@ void irn_sb_executed(struct irn_sb *sb, u32 psn, u32 n, u64 now_ns)
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_executed);
 
+/*
+ * BITS_PER_LONG bits of @map from the one of @psn on, round the ring: bit
+ * i of the result is that of @psn + i.
+ */
+static unsigned long ring_word(const struct irn_sb *sb,
+			       const unsigned long *map, u32 psn)
+{
+	u32 b = bit(sb, psn), w = b / BITS_PER_LONG, r = b % BITS_PER_LONG;
+	unsigned long v = map[w] >> r;
+
+	if (r)
+		v |= map[(w + 1) % BITS_TO_LONGS(sb->size)] <<
+		     (BITS_PER_LONG - r);
+	return v;
+}
+
+/**
+ * irn_sb_drop_known() - keep the PSNs of a selective ack not known delivered
+ * @sb: scoreboard
+ * @psn: the PSN of bit 0 of @bits
+ * @bits: PSNs a selective acknowledgment names; bit i is @psn + i
+ * @nbits: bits in @bits, a multiple of BITS_PER_LONG
+ *
+ * Every SACK names all that the responder holds, so during recovery an
+ * acknowledgment repeats hundreds of PSNs it named before.  Clearing them
+ * a word at a time leaves only the news for the caller to walk.  A bit
+ * for a PSN the scoreboard does not track may go either way: marking
+ * ignores those.
+ *
+ * Context: under the QP's scoreboard lock.
+ */
+void irn_sb_drop_known(const struct irn_sb *sb, u32 psn, unsigned long *bits,
+		       u32 nbits)
+{
+	u32 i;
+
+	for (i = 0; i < nbits / BITS_PER_LONG; i++) {
+		bits[i] &= ~ring_word(sb, sb->got, psn);
+		psn = irn_psn_add(psn, BITS_PER_LONG);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_drop_known);
+
 /**
  * irn_sb_first_missing() - the end of the delivered run that starts at una
  * @sb: scoreboard

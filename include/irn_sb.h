@@ -115,6 +115,8 @@ bool irn_sb_mark_reply(struct irn_sb *sb, u32 psn, u64 rtt_ns);
 bool irn_sb_test(const struct irn_sb *sb, u32 psn);
 void irn_sb_seen(struct irn_sb *sb, u32 psn, u32 n, bool seen);
 void irn_sb_executed(struct irn_sb *sb, u32 psn, u32 n, u64 now_ns);
+void irn_sb_drop_known(const struct irn_sb *sb, u32 psn, unsigned long *bits,
+		       u32 nbits);
 u32 irn_sb_first_missing(const struct irn_sb *sb);
 void irn_sb_advance(struct irn_sb *sb, u32 psn);
 bool irn_sb_lost(const struct irn_sb *sb, u32 psn);

@@ -456,9 +456,42 @@ static void irn_test_sb_mark_semantics(struct kunit *test)
 	irn_sb_free(&sb);
 }
 
+/*
+ * A SACK's bits keep only the PSNs not yet delivered, read from the ring a
+ * word at a time: at PSN 100 the words straddle the ring's end, at
+ * 0xfffffd the PSNs wrap too.
+ */
+static void irn_test_sb_drop_known(struct kunit *test)
+{
+	static const u32 starts[] = { 100, 0xfffffd };
+	static const u32 got[] = { 1, 60, 64, 100, 127 };
+	DECLARE_BITMAP(bits, 256);
+	struct irn_sb sb;
+	u32 k, i, j;
+	bool known;
+
+	KUNIT_ASSERT_EQ(test, irn_sb_init(&sb, 128, GFP_KERNEL), 0);
+	for (k = 0; k < ARRAY_SIZE(starts); k++) {
+		irn_sb_reset(&sb, starts[k]);
+		for (j = 0; j < ARRAY_SIZE(got); j++)
+			irn_sb_mark(&sb, irn_psn_add(starts[k], got[j]));
+		bitmap_fill(bits, 256);
+		/* Bit i is PSN start + 1 + i; tracked up to start + 127. */
+		irn_sb_drop_known(&sb, irn_psn_add(starts[k], 1), bits, 256);
+		for (i = 0; i < 127; i++) {
+			for (known = false, j = 0; j < ARRAY_SIZE(got); j++)
+				known |= got[j] == i + 1;
+			KUNIT_EXPECT_EQ_MSG(test, test_bit(i, bits), !known,
+					    "start %#x bit %u", starts[k], i);
+		}
+	}
+	irn_sb_free(&sb);
+}
+
 static struct kunit_case irn_sb_cases[] = {
 	KUNIT_CASE_PARAM(irn_test_sb_script, sb_gen_params),
 	KUNIT_CASE(irn_test_sb_mark_semantics),
+	KUNIT_CASE(irn_test_sb_drop_known),
 	{}
 };
 
