@@ -26,12 +26,14 @@ for t in rc uc; do
 	args="-d $IRN_DEV -g $IRN_GIDX -s 4096 -n 50 -c"
 	irn_case "ibv_${t}_pingpong $args localhost" b 60 tcp \
 		"ibv_${t}_pingpong -p \$PORT $args" \
-		"ibv_${t}_pingpong -p \$PORT $args localhost"
+		"ibv_${t}_pingpong -p \$PORT $args localhost" \
+		irn_check_pingpong irn_check_pingpong
 done
 args="-d $IRN_DEV -g $IRN_GIDX -s 512 -n 50 -c"
 irn_case "ibv_ud_pingpong $args localhost" b 60 tcp \
 	"ibv_ud_pingpong -p \$PORT $args" \
-	"ibv_ud_pingpong -p \$PORT $args localhost"
+	"ibv_ud_pingpong -p \$PORT $args localhost" \
+	irn_check_pingpong irn_check_pingpong
 
 IRN_PERFTEST_SERVER=127.0.0.1
 for tool in ib_write_bw ib_send_bw ib_read_bw; do

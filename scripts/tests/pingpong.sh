@@ -26,14 +26,16 @@ for ev in "" "-e"; do
 			args="-d $IRN_DEV -g $IRN_GIDX -s $s -n $N -c $ev"
 			irn_case "ibv_${t}_pingpong -s $s $ev" b 60 tcp \
 				"ibv_${t}_pingpong -p \$PORT $args" \
-				"ibv_${t}_pingpong -p \$PORT $args $IRN_PEER_IP"
+				"ibv_${t}_pingpong -p \$PORT $args $IRN_PEER_IP" \
+				irn_check_pingpong irn_check_pingpong
 		done
 	done
 	for s in 64 512 1024; do
 		args="-d $IRN_DEV -g $IRN_GIDX -s $s -n $N -c $ev"
 		irn_case "ibv_ud_pingpong -s $s $ev" b 60 tcp \
 			"ibv_ud_pingpong -p \$PORT $args" \
-			"ibv_ud_pingpong -p \$PORT $args $IRN_PEER_IP"
+			"ibv_ud_pingpong -p \$PORT $args $IRN_PEER_IP" \
+			irn_check_pingpong irn_check_pingpong
 	done
 done
 irn_cases_finish

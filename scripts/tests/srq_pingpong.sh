@@ -23,7 +23,8 @@ for ev in "" "-e"; do
 		args="-d $IRN_DEV -g $IRN_GIDX -s $s -n $N -q 4 -c $ev"
 		irn_case "ibv_srq_pingpong -q 4 -s $s $ev" b 60 tcp \
 			"ibv_srq_pingpong -p \$PORT $args" \
-			"ibv_srq_pingpong -p \$PORT $args $IRN_PEER_IP"
+			"ibv_srq_pingpong -p \$PORT $args $IRN_PEER_IP" \
+			irn_check_pingpong irn_check_pingpong
 	done
 done
 irn_cases_finish
