@@ -17,6 +17,8 @@
 # for a clean link; the first is each driver's reference ("% of own").
 # BENCH_TRACE=1 in the environment saves irn's tracepoints per run;
 # BENCH_IRN_PARAMS="cap=256" passes module parameters to the irn driver.
+# IRN_CABLE=unix joins the guests over a Unix socket (scripts/vm.sh):
+# the default TCP cable adds up to 40 ms to small request-reply exchanges.
 #   scripts/bench.sh --netem "delay 2ms;delay 2ms loss 1%;delay 2ms loss 5%"
 set -euo pipefail
 
@@ -30,7 +32,7 @@ NETEM="" SECONDS_PER=4 DRIVERS="rxe irn-gbn irn" OUT=""
 WORKLOADS="write_bw read_bw send_bw write_lat send_lat"
 
 usage() {
-	sed -n '4,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 

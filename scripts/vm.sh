@@ -21,6 +21,9 @@
 # IRN_SELF_IP, IRN_PEER_IP, IRN_NETDEV (eth0), IRN_GUEST_OUT (this guest's
 # writable export) and IRN_GUEST_SHARED (export shared by both guests).
 # Guest a is 10.77.0.1, guest b 10.77.0.2 (private, emulated cable only).
+# IRN_CABLE=unix in the environment joins them over a Unix socket instead
+# of QEMU's TCP socket netdev, whose Nagle delays small frames (see
+# start_guests).
 #
 # Results: RUN/NAME/guest-X/{console.log,qemu.log,status,out/{job.log,job.rc,dmesg.txt}}
 # and RUN/NAME/shared/. Exit status: 0 all jobs passed and consoles clean,
@@ -186,7 +189,7 @@ start_guest() {
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$dir/out,mount_tag=irnout,security_model=none,multidevs=remap" \
 		-virtfs "local,path=$RUN/shared,mount_tag=irnshared,security_model=none,multidevs=remap" \
-		-netdev "socket,id=n0,$net" -device "virtio-net-pci,netdev=n0,mac=$mac" \
+		-netdev "$net" -device "virtio-net-pci,netdev=n0,mac=$mac" \
 		>"$dir/qemu.log" 2>&1 &
 	PIDS[$role]=$!
 }
@@ -198,6 +201,36 @@ wait_listen() {
 		sleep 0.1
 	done
 	irn_die "QEMU of guest a never listened on port $port; see $RUN/guest-a/qemu.log"
+}
+
+# start_guests: guest a, and guest b on the other end of the cable.
+# IRN_CABLE=tcp (default): QEMU's socket netdev over a TCP connection on
+# 127.0.0.1.  QEMU leaves Nagle on, so a small frame sent right after
+# another (an RDMA ACK, then the reply) waits for the host's delayed ACK,
+# up to 40 ms: a 64-byte ping-pong takes about 44 ms a round trip on it
+# where ICMP ping takes 1 to 2 ms.  IRN_CABLE=unix: a stream netdev over
+# a Unix socket, which has no Nagle (0.4 to 0.7 ms typical).  Both are
+# lossless and keep frames in order.
+start_guests() {
+	local port
+
+	if [[ ${IRN_CABLE:-tcp} == unix ]]; then
+		CABLE_DIR=$(mktemp -d /tmp/irn-cable.XXXXXX)
+		start_guest a "stream,id=n0,server=on,addr.type=unix,addr.path=$CABLE_DIR/s"
+		[[ $GUESTS == 2 ]] || return 0
+		for _ in $(seq 100); do
+			[[ -S $CABLE_DIR/s ]] && break
+			sleep 0.1
+		done
+		start_guest b "stream,id=n0,server=off,addr.type=unix,addr.path=$CABLE_DIR/s"
+		return 0
+	fi
+	[[ ${IRN_CABLE:-tcp} == tcp ]] || irn_die "IRN_CABLE=$IRN_CABLE: use tcp or unix"
+	port=$(free_port)
+	start_guest a "socket,id=n0,listen=127.0.0.1:$port"
+	[[ $GUESTS == 2 ]] || return 0
+	wait_listen "$port"
+	start_guest b "socket,id=n0,connect=127.0.0.1:$port"
 }
 
 # Wait for all QEMUs; kill them when the deadline passes. Sets TIMED_OUT.
@@ -252,7 +285,7 @@ judge_guest() {
 }
 
 main() {
-	local port roles=(a) role worst=0 r t0
+	local roles=(a) role worst=0 r t0
 	declare -gA PIDS=()
 	parse_args "$@"
 	irn_need_cmd qemu-system-x86_64 depmod modprobe cpio gzip python3 ss
@@ -262,15 +295,12 @@ main() {
 	RUN=${RUN_DIR:-$(irn_run_dir)}/$NAME
 	rm -rf "$RUN"
 	mkdir -p "$RUN/shared"
-	port=$(free_port)
 	t0=$(irn_now)
-	start_guest a "listen=127.0.0.1:$port"
-	if [[ $GUESTS == 2 ]]; then
-		roles+=(b)
-		wait_listen "$port"
-		start_guest b "connect=127.0.0.1:$port"
-	fi
+	CABLE_DIR=
+	start_guests
+	[[ $GUESTS == 1 ]] || roles+=(b)
 	wait_guests
+	[[ -z $CABLE_DIR ]] || rm -rf "$CABLE_DIR"
 	for role in "${roles[@]}"; do
 		r=0
 		judge_guest "$role" || r=$?
