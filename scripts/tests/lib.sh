@@ -505,26 +505,35 @@ _irn_case_flag()
 
 _irn_max() { echo $(($1 > $2 ? $1 : $2)); }
 
-# _irn_case_tail RC FILE: 1 if a server that exited RC failed only in a way
-# IRN_CASE_TAIL (a regex of whole lines) allows, else 0.  Every line of
-# FILE that matches IRN_CASE_HARD must match IRN_CASE_TAIL, and there must
-# be one.  Used for ibv_rc_pingpong under loss: once the client has made
-# its last iteration it destroys its QP, so if the ACK of the server's
-# last send is lost no retransmission is ever answered and the server
-# ends with "transport retry counter exceeded" for that send.  The client
+# Output lines of a failing run, for _irn_case_tail: IRN_CASE_HARD, and
+# what ibv_*_pingpong prints beside it (an unknown wr_id, a failed post).
+IRN_CASE_ANYFAIL="$IRN_CASE_HARD|[Ff]ail|[Ee]rror|[Uu]nknown|[Ii]nvalid|Couldn't"
+
+# _irn_case_tail RC FILE: 1 if a server that exited RC failed only in the
+# way IRN_CASE_TAIL (a regex of whole lines) allows, else 0.  Every line
+# of FILE that looks like a failure must match IRN_CASE_TAIL, and there
+# must be one, and one only, "retry counter exceeded".  Used for
+# ibv_rc_pingpong under loss: once the client has made its last
+# iteration it destroys its QP, so if the ACK of the server's last send
+# is lost no retransmission is ever answered and the server ends with
+# "transport retry counter exceeded" for that send.  The client
 # completing every iteration proves that send arrived (the server posts
 # its next send only after the previous one completed), so the run is
-# still a pass; the verdict says so.
+# still a pass; the verdict says so.  Known limit: such a run checks no
+# data on the server side (rc_pingpong validates after its loop), and a
+# completer that lost the final ACK itself would look the same; the
+# lossless runs, where no such tolerance applies, would show that.
 _irn_case_tail()
 {
-	local rc=$1 file=$2 hard
+	local rc=$1 file=$2 fails
 
-	if [[ -z ${IRN_CASE_TAIL:-} || $rc == 0 || $rc == 124 ]]; then
+	if [[ -z ${IRN_CASE_TAIL:-} || $rc == 0 || $rc == 124 || $rc == 98 ]]; then
 		echo 0
 		return
 	fi
-	hard=$(grep -E "$IRN_CASE_HARD" "$file" 2>/dev/null || true)
-	if [[ -n $hard ]] && ! grep -Evq "$IRN_CASE_TAIL" <<<"$hard"; then
+	fails=$(grep -E "$IRN_CASE_ANYFAIL" "$file" 2>/dev/null || true)
+	if [[ -n $fails ]] && ! grep -Evq "$IRN_CASE_TAIL" <<<"$fails" &&
+	   [[ $(grep -c 'retry counter exceeded' <<<"$fails") == 1 ]]; then
 		echo 1
 	else
 		echo 0
@@ -676,7 +685,7 @@ _irn_case_once()
 	sout=$key.server.log cout=$key.client.log
 	cdone=$key.client.done
 	[[ $two == 0 ]] || cdone=$IRN_SHARED/val.$slug.client
-	IRN_CASE_VERDICT=FAIL IRN_CASE_REASON= IRN_CASE_NOTE=
+	IRN_CASE_VERDICT=FAIL IRN_CASE_REASON='' IRN_CASE_NOTE=''
 
 	if [[ $iam_srv == 1 ]]; then
 		irn_log "case $name: server: $scmd"
