@@ -892,12 +892,22 @@ static void handle_response(struct irn_qp *qp, struct sk_buff *skb)
 	}
 }
 
+/*
+ * The timer expired.  An acknowledgment that was late, not lost, may
+ * have been processed since (the completer takes queued packets before
+ * the timeout): if it moved the cumulative point after the expiry,
+ * progress() restarted the timer for what is left, and this timeout is
+ * stale.
+ */
 static void handle_timeout(struct irn_qp *qp)
 {
 	struct irn_swqe *w = head_wqe(qp);
 	bool short_rto;
 
 	if (!w || w->state == IRN_SWQE_DONE)
+		return;
+	if ((s64)(qp->comp.progress_ns -
+		  READ_ONCE(qp->comp.rto_expired_ns)) > 0)
 		return;
 	irn_dev_count(qp->dev, IRN_CNT_RTO);
 	/*
@@ -976,11 +986,12 @@ enum irn_task_ret irn_completer(struct irn_task *task)
 
 	if (irn_qp_state(qp) == IB_QPS_ERR)
 		return flush(qp);
-	if (atomic_xchg(&qp->comp.timeout, 0))
-		handle_timeout(qp);
 
 	skb = skb_dequeue(&qp->comp_pkts);
 	if (!skb) {
+		/* After the queued packets: see handle_timeout(). */
+		if (atomic_xchg(&qp->comp.timeout, 0))
+			handle_timeout(qp);
 		retire_done(qp);
 		return IRN_TASK_IDLE;
 	}
@@ -1056,6 +1067,9 @@ enum hrtimer_restart irn_comp_rto_expired(struct hrtimer *timer)
 
 	/* Something is unacknowledged, possibly of the WQE being sent. */
 	if (READ_ONCE(qp->comp.psn) != READ_ONCE(qp->req.psn)) {
+		WRITE_ONCE(qp->comp.rto_expired_ns, ktime_get_ns());
+		/* The time before the flag: see handle_timeout(). */
+		smp_mb__before_atomic();
 		atomic_set(&qp->comp.timeout, 1);
 		irn_task_sched(&qp->comp_task);
 	}

@@ -174,6 +174,7 @@ struct irn_qp {
 		u64		progress_ns;	/* last acknowledgment progress */
 		u64		rto_spent_ns;	/* the IRN timeout that last fired */
 		u64		rto_fired_ns;	/* ... and when */
+		u64		rto_expired_ns;	/* the timer's last expiry */
 		u8		backoff;	/* IRN timeouts without progress */
 		u8		retry_left;
 		u8		rnr_left;
