@@ -603,18 +603,23 @@ static enum comp_state irn_do_ack(struct irn_qp *qp, struct sk_buff *skb,
 		else if (!resent_blindly(qp, pkt->psn))
 			irn_reordered(qp, "dsack", pkt->psn);
 	}
-	/* The SACK must start right after what the ACK acknowledges. */
+	/*
+	 * The SACK must start right after what the ACK acknowledges.  An
+	 * empty one (nothing out of order: every ACK of a lossless run)
+	 * says no more than the ACK, and is not walked.
+	 */
 	if (pkt->ext_off &&
 	    be32_to_cpu(sack->base) == irn_psn_add(pkt->psn, 1)) {
-		sv.base = be32_to_cpu(sack->base);
 		for (i = 0; i < ARRAY_SIZE(words); i++) {
 			words[i] = be32_to_cpu(sack->bits[i]);
 			any |= words[i];
 		}
+	}
+	if (any) {
+		sv.base = be32_to_cpu(sack->base);
 		bitmap_from_arr32(sv.bits, words, IRN_SACK_BITS);
 		svp = &sv;
-		if (any)
-			irn_dev_count(qp->dev, IRN_CNT_SACK_RCVD);
+		irn_dev_count(qp->dev, IRN_CNT_SACK_RCVD);
 	}
 	irn_acked_before(qp, irn_psn_add(pkt->psn, 1), svp);
 	irn_check_loss(qp, "sack");
