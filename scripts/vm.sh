@@ -194,14 +194,20 @@ start_guest() {
 	PIDS[$role]=$!
 }
 
-wait_listen() {
-	local port=$1
+# wait_cable WHAT TEST...: wait up to 10 s for guest a's QEMU to listen on
+# the cable (TEST succeeds), or stop the run.
+wait_cable() {
+	local what=$1
+
+	shift
 	for _ in $(seq 100); do
-		ss -ltn "sport = :$port" | grep -q LISTEN && return 0
+		"$@" && return 0
 		sleep 0.1
 	done
-	irn_die "QEMU of guest a never listened on port $port; see $RUN/guest-a/qemu.log"
+	irn_die "QEMU of guest a never listened on $what; see $RUN/guest-a/qemu.log"
 }
+
+tcp_listening() { ss -ltn "sport = :$1" | grep -q LISTEN; }
 
 # start_guests: guest a, and guest b on the other end of the cable.
 # IRN_CABLE=tcp (default): QEMU's socket netdev over a TCP connection on
@@ -219,12 +225,7 @@ start_guests() {
 		trap 'rm -rf "$CABLE_DIR"' EXIT
 		start_guest a "stream,id=n0,server=on,addr.type=unix,addr.path=$CABLE_DIR/s"
 		[[ $GUESTS == 2 ]] || return 0
-		for _ in $(seq 100); do
-			[[ -S $CABLE_DIR/s ]] && break
-			sleep 0.1
-		done
-		[[ -S $CABLE_DIR/s ]] ||
-			irn_die "QEMU of guest a never listened on $CABLE_DIR/s; see $RUN/guest-a/qemu.log"
+		wait_cable "$CABLE_DIR/s" test -S "$CABLE_DIR/s"
 		start_guest b "stream,id=n0,server=off,addr.type=unix,addr.path=$CABLE_DIR/s"
 		return 0
 	fi
@@ -232,7 +233,7 @@ start_guests() {
 	port=$(free_port)
 	start_guest a "socket,id=n0,listen=127.0.0.1:$port"
 	[[ $GUESTS == 2 ]] || return 0
-	wait_listen "$port"
+	wait_cable "port $port" tcp_listening "$port"
 	start_guest b "socket,id=n0,connect=127.0.0.1:$port"
 }
 
@@ -299,11 +300,9 @@ main() {
 	rm -rf "$RUN"
 	mkdir -p "$RUN/shared"
 	t0=$(irn_now)
-	CABLE_DIR=
 	start_guests
 	[[ $GUESTS == 1 ]] || roles+=(b)
 	wait_guests
-	[[ -z $CABLE_DIR ]] || rm -rf "$CABLE_DIR"
 	for role in "${roles[@]}"; do
 		r=0
 		judge_guest "$role" || r=$?

@@ -34,8 +34,8 @@ if [[ -n $LOSS ]]; then
 	PP="-s 4096 -n 200" BW="-s 65536 -n 200" AT="-n 200" RP=20 T=300
 	# the one failure a lossy run may show and still pass: the ACK of
 	# the server's last send lost after the client exited (lib.sh,
-	# _irn_case_tail); wr_id 2 is ibv_rc_pingpong's send
-	# (the count in "parse WC failed N" is the completions of one poll)
+	# _irn_case_tail); wr_id 2 is ibv_rc_pingpong's send, and N in
+	# "parse WC failed N" the completions of one poll
 	PP_TAIL='^Failed status transport retry counter exceeded \(12\) for wr_id 2$|^parse WC failed [12]$'
 else
 	PP="-s 4096 -n 50" BW="-n 100" AT="-n 100" RP=10 T=90 PP_TAIL=

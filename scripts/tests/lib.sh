@@ -844,10 +844,7 @@ irn_check_lat()
 # found with the wrong contents (it prints a line but still exits 0).
 irn_check_pingpong()
 {
-	if grep -qi 'invalid data' "$1"; then
-		grep -i -m1 'invalid data' "$1"
-		return 1
-	fi
+	! grep -i -m1 'invalid data' "$1" || return 1
 	grep -Eq '^[0-9]+ iters in ' "$1" || { echo "no 'iters in' line"; return 1; }
 }
 
