@@ -173,7 +173,7 @@ struct irn_qp {
 		u32		rto_end;	/* next new PSN at the last IRN RTO */
 		u64		progress_ns;	/* last acknowledgment progress */
 		u64		rto_spent_ns;	/* the IRN timeout that last fired */
-		u64		rto_fired_ns;	/* ... and when */
+		u64		rto_fired_ns;	/* ... and when it was handled */
 		u64		rto_expired_ns;	/* the timer's last expiry */
 		u8		backoff;	/* IRN timeouts without progress */
 		u8		retry_left;
