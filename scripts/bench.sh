@@ -17,8 +17,9 @@
 # for a clean link; the first is each driver's reference ("% of own").
 # BENCH_TRACE=1 in the environment saves irn's tracepoints per run;
 # BENCH_IRN_PARAMS="cap=256" passes module parameters to the irn driver.
-# IRN_CABLE=unix joins the guests over a Unix socket (scripts/vm.sh):
-# the default TCP cable adds up to 40 ms to small request-reply exchanges.
+# The guests' cable is a Unix socket; IRN_CABLE=tcp uses QEMU's TCP
+# socket netdev instead (scripts/vm.sh), whose Nagle adds up to 40 ms to
+# small request-reply exchanges.
 #   scripts/bench.sh --netem "delay 2ms;delay 2ms loss 1%;delay 2ms loss 5%"
 set -euo pipefail
 

@@ -21,9 +21,9 @@
 # IRN_SELF_IP, IRN_PEER_IP, IRN_NETDEV (eth0), IRN_GUEST_OUT (this guest's
 # writable export) and IRN_GUEST_SHARED (export shared by both guests).
 # Guest a is 10.77.0.1, guest b 10.77.0.2 (private, emulated cable only).
-# IRN_CABLE=unix in the environment joins them over a Unix socket instead
-# of QEMU's TCP socket netdev, whose Nagle delays small frames (see
-# start_guests).
+# The cable is a Unix socket (QEMU's stream netdev); IRN_CABLE=tcp in the
+# environment joins them over QEMU's TCP socket netdev instead, whose
+# Nagle delays small frames (see start_guests).
 #
 # Results: RUN/NAME/guest-X/{console.log,qemu.log,status,out/{job.log,job.rc,dmesg.txt}}
 # and RUN/NAME/shared/. Exit status: 0 all jobs passed and consoles clean,
@@ -210,17 +210,17 @@ wait_cable() {
 tcp_listening() { ss -ltn "sport = :$1" | grep -q LISTEN; }
 
 # start_guests: guest a, and guest b on the other end of the cable.
-# IRN_CABLE=tcp (default): QEMU's socket netdev over a TCP connection on
-# 127.0.0.1.  QEMU leaves Nagle on, so a small frame sent right after
-# another (an RDMA ACK, then the reply) waits for the host's delayed ACK,
-# up to 40 ms: an ibv_rc_pingpong iteration of 64 B takes about 44 ms on
-# it, where ICMP ping takes 1 to 2 ms.  IRN_CABLE=unix: a stream netdev
-# over a Unix socket, which has no Nagle (1.2 to 2.2 ms an iteration).
+# IRN_CABLE=unix (default): a stream netdev over a Unix socket, which has
+# no Nagle (1.2 to 2.2 ms an ibv_rc_pingpong iteration of 64 B).
+# IRN_CABLE=tcp: QEMU's socket netdev over a TCP connection on 127.0.0.1.
+# QEMU leaves Nagle on, so a small frame sent right after another (an
+# RDMA ACK, then the reply) waits for the host's delayed ACK, up to 40 ms:
+# an iteration takes about 44 ms on it, where ICMP ping takes 1 to 2 ms.
 # Both are lossless and keep frames in order.
 start_guests() {
 	local port
 
-	if [[ ${IRN_CABLE:-tcp} == unix ]]; then
+	if [[ ${IRN_CABLE:-unix} == unix ]]; then
 		CABLE_DIR=$(mktemp -d /tmp/irn-cable.XXXXXX)
 		trap 'rm -rf "$CABLE_DIR"' EXIT
 		start_guest a "stream,id=n0,server=on,addr.type=unix,addr.path=$CABLE_DIR/s"
@@ -229,7 +229,7 @@ start_guests() {
 		start_guest b "stream,id=n0,server=off,addr.type=unix,addr.path=$CABLE_DIR/s"
 		return 0
 	fi
-	[[ ${IRN_CABLE:-tcp} == tcp ]] || irn_die "IRN_CABLE=$IRN_CABLE: use tcp or unix"
+	[[ ${IRN_CABLE:-unix} == tcp ]] || irn_die "IRN_CABLE=$IRN_CABLE: use tcp or unix"
 	port=$(free_port)
 	start_guest a "socket,id=n0,listen=127.0.0.1:$port"
 	[[ $GUESTS == 2 ]] || return 0
