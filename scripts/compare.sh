@@ -65,7 +65,7 @@ QUICK_CONDS="lossless loss-1% loss-5% bottleneck"
 TRANSPORTS="rxe irn-gbn irn siw tcp"
 WORKLOADS="write_bw read_bw send_bw write_bw_4qp write_lat send_lat nvme_randread nvme_randwrite iperf3"
 CONDS=$ALL_CONDS
-REPS=3 SECS=4 LAT_ITERS=200 OUT='' SIW_KERNEL=kunit QUICK=0 REPORT=''
+REPS=3 SECS=4 LAT_ITERS=1000 OUT='' SIW_KERNEL=kunit QUICK=0 REPORT=''
 SET_T=0 SET_C=0 SET_W=0 SET_R=0 SET_S=0 SET_L=0
 
 usage() {
@@ -105,7 +105,7 @@ parse_args() {
 		[[ $SET_W == 1 ]] || WORKLOADS="write_bw write_lat iperf3"
 		[[ $SET_R == 1 ]] || REPS=1
 		[[ $SET_S == 1 ]] || SECS=2
-		[[ $SET_L == 1 ]] || LAT_ITERS=100
+		[[ $SET_L == 1 ]] || LAT_ITERS=500
 	fi
 	validate
 }

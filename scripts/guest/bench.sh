@@ -149,8 +149,8 @@ workload_cmd() {
 	send_bw) echo "ib_send_bw -s 65536 -D $secs" ;;
 	write_bw_q4) echo "ib_write_bw -s 65536 -D $secs -q 4" ;;
 	atomic_bw) echo "ib_atomic_bw -D $secs" ;;
-	write_lat) echo "ib_write_lat -s 64 -n 300" ;;
-	send_lat) echo "ib_send_lat -s 64 -n 300" ;;
+	write_lat) echo "ib_write_lat -s 64 -n 2000" ;;
+	send_lat) echo "ib_send_lat -s 64 -n 2000" ;;
 	nvme_randread | nvme_randwrite) echo "$1" ;;
 	*) return 1 ;;
 	esac
