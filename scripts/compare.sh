@@ -330,7 +330,7 @@ write_readme() {
 		printf 'Command: %sscripts/compare.sh %s%s\n\n' '`' "$ARGS_TEXT" '`'
 		printf 'Measured on two QEMU TCG guests (1 vCPU, 1536 MB each) on one host (%s, %s cores, load average at start %s), joined by one emulated Ethernet cable (QEMU %s netdev, 1500-byte MTU, RDMA MTU 1024). ' \
 			"$(uname -r)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" \
-			"$([[ ${IRN_CABLE:-unix} == tcp ]] && echo 'TCP socket' || echo 'Unix stream')"
+			"$([[ $IRN_CABLE == tcp ]] && echo 'TCP socket' || echo 'Unix stream')"
 		printf 'Guest kernel %s (siw: %s kernel). Conditions are set with tc on both guests, so each direction sees them. ' \
 			"$IRN_DEBIAN_KVER" "$SIW_KERNEL"
 		printf '%s run(s) per cell, %s s per bandwidth run, %s iterations per latency run; values are medians. MB/s = 2^20 bytes/s. ' \

@@ -220,7 +220,7 @@ tcp_listening() { ss -ltn "sport = :$1" | grep -q LISTEN; }
 start_guests() {
 	local port
 
-	if [[ ${IRN_CABLE:-unix} == unix ]]; then
+	if [[ $IRN_CABLE == unix ]]; then
 		CABLE_DIR=$(mktemp -d /tmp/irn-cable.XXXXXX)
 		trap 'rm -rf "$CABLE_DIR"' EXIT
 		start_guest a "stream,id=n0,server=on,addr.type=unix,addr.path=$CABLE_DIR/s"
@@ -229,7 +229,7 @@ start_guests() {
 		start_guest b "stream,id=n0,server=off,addr.type=unix,addr.path=$CABLE_DIR/s"
 		return 0
 	fi
-	[[ ${IRN_CABLE:-unix} == tcp ]] || irn_die "IRN_CABLE=$IRN_CABLE: use tcp or unix"
+	[[ $IRN_CABLE == tcp ]] || irn_die "IRN_CABLE=$IRN_CABLE: use tcp or unix"
 	port=$(free_port)
 	start_guest a "socket,id=n0,listen=127.0.0.1:$port"
 	[[ $GUESTS == 2 ]] || return 0

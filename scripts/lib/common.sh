@@ -7,6 +7,8 @@
 
 IRN_CACHE=${IRN_CACHE:-/var/cache/irn}
 IRN_RESULTS=${IRN_RESULTS:-/tmp/irn-results}
+# The guests' cable (scripts/vm.sh start_guests): unix or tcp.
+IRN_CABLE=${IRN_CABLE:-unix}
 # Debian's stock 6.1 kernel: the newest one with image, modules and headers.
 irn_find_debian_kver() {
 	local d v best=
