@@ -107,7 +107,7 @@ report() {
 }
 
 main() {
-	local kdir ko csv d
+	local kdir ko csv d busy
 	parse_args "$@"
 	irn_need_root bench
 	"$IRN_ROOT/scripts/deps.sh" --check 2>/dev/null || "$IRN_ROOT/scripts/deps.sh"
@@ -118,12 +118,17 @@ main() {
 	ko=$kdir/rdma_irn.ko
 	csv=$OUT/results.csv
 	: >"$csv"
+	irn_watch_host "$OUT" >/dev/null 2>&1 &
+	busy=$(irn_other_guests "$OUT")
+	((busy == 0)) ||
+		irn_warn "$busy QEMU guest(s) of another job are running: the figures will be distorted"
 	for d in $DRIVERS; do
 		irn_log "bench: $d, netem '${NETEM:-none}'"
 		run_driver "$d" "$ko" >>"$csv"
 	done
 	printf 'netem: %s\n' "${NETEM:-none}"
 	report "$csv"
+	irn_host_busy_note "$OUT"
 	printf 'raw results: %s\n' "$csv"
 }
 

@@ -53,6 +53,38 @@ irn_pkg_version() {
 		irn_die "package $1 is not installed; run scripts/deps.sh"
 }
 
+# irn_other_guests TEXT: how many QEMU processes run on this host whose
+# command line does not contain TEXT (the guests of some other job)
+irn_other_guests() {
+	local n
+	n=$({ pgrep -a -f '(^|/)qemu-system-' || true; } | { grep -c -v -F -- "$1" || true; })
+	printf '%s\n' "${n:-0}"
+}
+
+# irn_watch_host DIR: run in the background; until the script that started
+# it exits, note every 5 s how many other jobs' QEMU guests share the host,
+# keeping the most seen in DIR/host-busy.  TCG guests beside a measurement
+# distort it: latency, timeouts and single bandwidth runs most.
+irn_watch_host() {
+	local n max=0 parent=$$
+	while kill -0 "$parent" 2>/dev/null; do
+		n=$(irn_other_guests "$1")
+		if ((n > max)); then
+			max=$n
+			printf '%s\n' "$max" >"$1/host-busy"
+		fi
+		sleep 5
+	done
+}
+
+# irn_host_busy_note DIR: a warning sentence if irn_watch_host saw other
+# guests during the run, nothing otherwise
+irn_host_busy_note() {
+	[[ -s $1/host-busy ]] || return 0
+	printf 'Host not quiet: up to %s QEMU guest(s) of another job ran beside this run, which distorts latency, timeouts and single bandwidth runs; repeat it on a quiet host before relying on it.\n' \
+		"$(cat "$1/host-busy")"
+}
+
 # Run "$@" holding an exclusive lock on file $1 (serialises cache writers).
 irn_with_lock() {
 	local lock=$1
