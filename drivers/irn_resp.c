@@ -1144,7 +1144,31 @@ static void handle_request(struct irn_qp *qp, struct sk_buff *skb)
 	irn_drain(&c);
 }
 
-/* In the error state every posted receive completes as flushed. */
+/*
+ * A QP with an SRQ in the error state takes no more of its WQEs: tell the
+ * consumer, once, that it may destroy the QP without losing any (IBTA's
+ * Last WQE Reached event; kernel consumers wait for it before draining).
+ */
+static void last_wqe_reached(struct irn_qp *qp)
+{
+	struct ib_event ev = {
+		.device		= qp->ib_qp.device,
+		.element.qp	= &qp->ib_qp,
+		.event		= IB_EVENT_QP_LAST_WQE_REACHED,
+	};
+
+	if (qp->resp.last_wqe)
+		return;
+	qp->resp.last_wqe = true;
+	if (qp->ib_qp.event_handler)
+		qp->ib_qp.event_handler(&ev, qp->ib_qp.qp_context);
+}
+
+/*
+ * In the error state every posted receive completes as flushed.  With an
+ * SRQ only the one this QP took for a message it had begun is its own;
+ * the rest stay in the SRQ for its other QPs.
+ */
 static enum irn_task_ret flush(struct irn_qp *qp)
 {
 	struct ib_wc wc = {
@@ -1153,7 +1177,16 @@ static enum irn_task_ret flush(struct irn_qp *qp)
 	};
 
 	skb_queue_purge(&qp->resp_pkts);
-	if (qp->ib_qp.srq || qp->rq.queue.index == irn_wq_producer(&qp->rq))
+	if (qp->srq) {
+		if (qp->resp.have_rwqe) {
+			qp->resp.have_rwqe = false;
+			wc.wr_id = qp->resp.srq_wqe->wr_id;
+			irn_cq_post(qp->rcq, &wc, false);
+		}
+		last_wqe_reached(qp);
+		return IRN_TASK_IDLE;
+	}
+	if (qp->rq.queue.index == irn_wq_producer(&qp->rq))
 		return IRN_TASK_IDLE;
 	wc.wr_id = READ_ONCE(irn_qp_rq_slot(qp, qp->rq.queue.index)->wr_id);
 	qp->rq.queue.index = (qp->rq.queue.index + 1) & qp->rq.queue.mask;

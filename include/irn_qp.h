@@ -202,6 +202,7 @@ struct irn_qp {
 		u32		res_head;
 		u32		rsn;		/* receive WQEs completed */
 		u8		sack_owed;	/* placed early, not SACKed */
+		bool		last_wqe;	/* SRQ: Last WQE Reached sent */
 		/* Not cleared by a reset from here on. */
 		struct irn_resp_res *res;	/* IRN_MAX_RD_ATOMIC entries */
 		struct rxe_recv_wqe *srq_wqe;	/* copy of the WQE taken */

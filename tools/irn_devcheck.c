@@ -13,6 +13,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #define CQ_DEPTH	16
 #define CQ_RESIZED	64
 #define MAX_ALLOW	32
+#define EVENT_WAIT_MS	5000
 
 struct devcheck {
 	const char *dev_name;
@@ -361,6 +363,115 @@ static void notify_and_resize(struct devcheck *dc)
 		step_ok("resize_cq");
 }
 
+/*
+ * Wait for the async event @want on @qp, skipping device-wide ones (port
+ * and GID changes may come at any time).  Returns 0, or -1 after a step
+ * failure was reported.
+ */
+static int wait_qp_event(struct devcheck *dc, const char *step,
+			 struct ibv_qp *qp, enum ibv_event_type want)
+{
+	struct pollfd pfd = { .fd = dc->ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	enum ibv_event_type got;
+	int ret;
+
+	for (;;) {
+		ret = poll(&pfd, 1, EVENT_WAIT_MS);
+		if (ret == 0) {
+			step_fail_msg(dc, step, "no %s event within %d ms",
+				      ibv_event_type_str(want), EVENT_WAIT_MS);
+			return -1;
+		}
+		if (ret < 0 || ibv_get_async_event(dc->ctx, &ev)) {
+			step_fail(dc, step, errno_or_eio());
+			return -1;
+		}
+		got = ev.event_type;
+		ret = got == want && ev.element.qp == qp;
+		ibv_ack_async_event(&ev);
+		if (ret)
+			return 0;
+		if (got != IBV_EVENT_PORT_ACTIVE && got != IBV_EVENT_PORT_ERR &&
+		    got != IBV_EVENT_GID_CHANGE && got != IBV_EVENT_LID_CHANGE &&
+		    got != IBV_EVENT_PKEY_CHANGE) {
+			step_fail_msg(dc, step, "got %s instead of %s",
+				      ibv_event_type_str(got),
+				      ibv_event_type_str(want));
+			return -1;
+		}
+	}
+}
+
+/*
+ * An RC QP on an SRQ that enters the error state takes no more of the
+ * SRQ's WQEs and must say so with Last WQE Reached (kernel consumers such
+ * as the NVMe-oF target wait for it before draining).
+ */
+static void srq_last_wqe(struct devcheck *dc)
+{
+	struct ibv_srq_init_attr srq_attr = {
+		.attr = { .max_wr = CQ_DEPTH, .max_sge = 1 },
+	};
+	struct ibv_qp_init_attr qp_init = {
+		.send_cq = dc->cq,
+		.recv_cq = dc->cq,
+		.cap = { .max_send_wr = 1, .max_send_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+	};
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+	int ret;
+
+	if (!dc->pd || !dc->cq) {
+		step_skip("create_srq", "no PD or CQ");
+		return;
+	}
+	srq = ibv_create_srq(dc->pd, &srq_attr);
+	if (!srq) {
+		step_fail(dc, "create_srq", errno_or_eio());
+		return;
+	}
+	step_ok("create_srq");
+	qp_init.srq = srq;
+	qp = ibv_create_qp(dc->pd, &qp_init);
+	if (!qp) {
+		step_fail(dc, "create_qp_srq", errno_or_eio());
+		goto destroy_srq;
+	}
+	step_ok("create_qp_srq");
+	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	if (!ret) {
+		attr.qp_state = IBV_QPS_ERR;
+		ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE);
+	}
+	if (ret) {
+		step_fail(dc, "modify_qp_err", ret);
+		goto destroy_qp;
+	}
+	step_ok("modify_qp_err");
+	if (!wait_qp_event(dc, "last_wqe_reached", qp,
+			   IBV_EVENT_QP_LAST_WQE_REACHED))
+		step_ok("last_wqe_reached");
+destroy_qp:
+	ret = ibv_destroy_qp(qp);
+	if (ret)
+		step_fail(dc, "destroy_qp_srq", ret);
+	else
+		step_ok("destroy_qp_srq");
+destroy_srq:
+	ret = ibv_destroy_srq(srq);
+	if (ret)
+		step_fail(dc, "destroy_srq", ret);
+	else
+		step_ok("destroy_srq");
+}
+
 static void destroy_all(struct devcheck *dc)
 {
 	int ret;
@@ -424,6 +535,8 @@ static void help(FILE *f, const char *prog)
 		"       gid_table alloc_pd create_cq poll_cq create_cq_ex\n"
 		"       poll_cq_ex create_comp_channel create_cq_channel\n"
 		"       req_notify_cq req_notify_cq_solicited resize_cq\n"
+		"       create_srq create_qp_srq modify_qp_err last_wqe_reached\n"
+		"       destroy_qp_srq destroy_srq\n"
 		"       destroy_cq_channel destroy_comp_channel destroy_cq_ex\n"
 		"       destroy_cq dealloc_pd close_device\n", prog);
 }
@@ -489,6 +602,7 @@ int main(int argc, char **argv)
 			step_skip("gid_table", "port query failed");
 		create_objects(&dc);
 		notify_and_resize(&dc);
+		srq_last_wqe(&dc);
 	}
 	destroy_all(&dc);
 
