@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # irn-test: guests=1 timeout=120 debug
 #
-# User context, PD and CQs through the stock rxe provider: runs
-# tools/irn_devcheck against the device.  IRN_DEVCHECK_ALLOW (comma
+# User context, PD, CQs, and an SRQ QP's Last WQE Reached event through
+# the stock rxe provider: runs tools/irn_devcheck against the device.  IRN_DEVCHECK_ALLOW (comma
 # separated step names, see "irn_devcheck -h") lists steps whose failure
 # is tolerated while the driver is young.
 set -euo pipefail
