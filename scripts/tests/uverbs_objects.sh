@@ -3,9 +3,9 @@
 # irn-test: guests=1 timeout=120 debug
 #
 # User context, PD, CQs, and an SRQ QP's Last WQE Reached event through
-# the stock rxe provider: runs tools/irn_devcheck against the device.  IRN_DEVCHECK_ALLOW (comma
-# separated step names, see "irn_devcheck -h") lists steps whose failure
-# is tolerated while the driver is young.
+# the stock rxe provider: runs tools/irn_devcheck against the device.
+# IRN_DEVCHECK_ALLOW (comma separated step names, see "irn_devcheck -h")
+# lists steps whose failure is tolerated while the driver is young.
 set -euo pipefail
 # shellcheck source=scripts/tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
