@@ -107,7 +107,7 @@ report() {
 }
 
 main() {
-	local kdir ko csv d busy
+	local kdir ko csv d
 	parse_args "$@"
 	irn_need_root bench
 	"$IRN_ROOT/scripts/deps.sh" --check 2>/dev/null || "$IRN_ROOT/scripts/deps.sh"
@@ -118,10 +118,7 @@ main() {
 	ko=$kdir/rdma_irn.ko
 	csv=$OUT/results.csv
 	: >"$csv"
-	irn_watch_host "$OUT" >/dev/null 2>&1 &
-	busy=$(irn_other_guests "$OUT")
-	((busy == 0)) ||
-		irn_warn "$busy QEMU guest(s) of another job are running: the figures will be distorted"
+	irn_watch_host_start "$OUT"
 	for d in $DRIVERS; do
 		irn_log "bench: $d, netem '${NETEM:-none}'"
 		run_driver "$d" "$ko" >>"$csv"

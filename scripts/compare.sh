@@ -345,7 +345,7 @@ write_readme() {
 }
 
 main() {
-	local t t_start busy note
+	local t t_start note
 	ARGS_TEXT="$*"
 	parse_args "$@"
 	if [[ -n $REPORT ]]; then
@@ -376,10 +376,7 @@ main() {
 	irn_log "compare: $TOTAL runs ($(wc -w <<<"$TRANSPORTS") transports x $(wc -w <<<"$CONDS") conditions x workloads x $REPS), results in $OUT"
 	T0=$SECONDS DONE=0
 	t_start=$(irn_now)
-	irn_watch_host "$OUT" >/dev/null 2>&1 &
-	busy=$(irn_other_guests "$OUT")
-	((busy == 0)) ||
-		irn_warn "$busy QEMU guest(s) of another job are running: the figures will be distorted"
+	irn_watch_host_start "$OUT"
 	for t in $TRANSPORTS; do
 		irn_log "compare: $t (guests booting)"
 		run_transport "$t"

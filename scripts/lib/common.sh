@@ -77,6 +77,17 @@ irn_watch_host() {
 	done
 }
 
+# irn_watch_host_start DIR: start irn_watch_host in the background (its
+# output closed, so that it holds no pipe of the caller open) and warn now
+# if other jobs' guests are already running
+irn_watch_host_start() {
+	local busy
+	irn_watch_host "$1" >/dev/null 2>&1 &
+	busy=$(irn_other_guests "$1")
+	((busy == 0)) ||
+		irn_warn "$busy QEMU guest(s) of another job are running: the figures will be distorted"
+}
+
 # irn_host_busy_note DIR: a warning sentence if irn_watch_host saw other
 # guests during the run, nothing otherwise
 irn_host_busy_note() {
