@@ -245,7 +245,7 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				  GFP_KERNEL);
 		if (err)
 			return err;
-		if (!qp->srq && qp->irn.mode != IRN_MODE_GBN) {
+		if (qp->irn.mode != IRN_MODE_GBN) {
 			/* A SACK reports the whole window (irn_hdr.h). */
 			BUILD_BUG_ON(IRN_SACK_BITS < 2 * IRN_CAP_MAX - 1);
 			err = irn_rxwin_init(&qp->resp.win, 2 * IRN_CAP_MAX,
@@ -261,16 +261,19 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_free_rxwin;
 	}
 	if (qp->srq) {
-		qp->resp.srq_wqe = kzalloc(irn_srq_wqe_size(qp->srq),
-					   GFP_KERNEL);
-		if (!qp->resp.srq_wqe) {
-			err = -ENOMEM;
+		/*
+		 * Placing out of order takes WQEs ahead (irn_srq_stage): as
+		 * many messages as the receiver window has PSNs.
+		 */
+		err = irn_srq_stage_init(&qp->resp.stage, qp->srq,
+					 qp->resp.win.got ?
+					 qp->resp.win.size : 1);
+		if (err)
 			goto err_free_res;
-		}
 	}
 	err = init_rings(qp, init, udata);
 	if (err)
-		goto err_free_srq_wqe;
+		goto err_free_stage;
 	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, 0,
 			       &qp->tx_sock);
 	if (err)
@@ -290,8 +293,8 @@ err_cleanup_rings:
 	kvfree(qp->swqe);
 	irn_queue_cleanup(&qp->rq.queue);
 	irn_queue_cleanup(&qp->sq.queue);
-err_free_srq_wqe:
-	kfree(qp->resp.srq_wqe);
+err_free_stage:
+	irn_srq_stage_free(&qp->resp.stage);
 err_free_res:
 	kfree(qp->resp.res);
 err_free_rxwin:
@@ -318,8 +321,9 @@ static void reset_qp(struct irn_qp *qp)
 	qp->comp.backoff = 0;
 	qp->comp.rto_spent_ns = 0;
 	memset(&qp->resp, 0, offsetof(typeof(qp->resp), res));
-	/* res and srq_wqe stay allocated. */
+	/* res, stage and win stay allocated; what a reset drops is lost. */
 	memset(qp->resp.res, 0, IRN_MAX_RD_ATOMIC * sizeof(*qp->resp.res));
+	qp->resp.stage.count = 0;
 	memset(qp->swqe, 0, (qp->sq.queue.mask + 1) * sizeof(*qp->swqe));
 	qp->sq.queue.index = 0;
 	qp->rq.queue.index = 0;
@@ -541,7 +545,7 @@ int irn_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	kvfree(qp->swqe);
 	irn_queue_cleanup(&qp->rq.queue);
 	irn_queue_cleanup(&qp->sq.queue);
-	kfree(qp->resp.srq_wqe);
+	irn_srq_stage_free(&qp->resp.stage);
 	kfree(qp->resp.res);
 	irn_rxwin_free(&qp->resp.win);
 	irn_sb_free(&qp->irn.sb);

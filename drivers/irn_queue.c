@@ -14,6 +14,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <kunit/visibility.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -60,6 +61,7 @@ int irn_queue_init(struct irn_queue *q, u32 capacity, size_t elem_size,
 	q->buf->index_mask = q->mask;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_queue_init);
 
 /**
  * irn_queue_map() - make a ring mappable by one user context
@@ -108,6 +110,7 @@ void irn_queue_cleanup(struct irn_queue *q)
 	vfree(q->buf);
 	q->buf = NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_queue_cleanup);
 
 /**
  * irn_queue_mmap() - ib_device_ops.mmap

@@ -308,25 +308,23 @@ static enum resp_state check_access(struct resp_ctx *c)
 /* Take the next receive WQE for a new message. */
 static bool get_rwqe(struct irn_qp *qp)
 {
+	if (qp->srq)
+		return irn_srq_stage_get(&qp->resp.stage, qp->srq,
+					 qp->resp.rsn, qp->resp.rsn);
 	if (qp->resp.have_rwqe)
 		return true;
-	if (qp->srq) {
-		if (!irn_srq_take(qp->srq, qp->resp.srq_wqe))
-			return false;
-	} else {
-		if (qp->rq.queue.index == irn_wq_producer(&qp->rq))
-			return false;
-		qp->resp.rwqe_index = qp->rq.queue.index;
-	}
+	if (qp->rq.queue.index == irn_wq_producer(&qp->rq))
+		return false;
+	qp->resp.rwqe_index = qp->rq.queue.index;
 	qp->resp.have_rwqe = true;
 	return true;
 }
 
-/* The WQE being filled: a private copy for an SRQ, else the ring slot. */
+/* The WQE being filled: a staged copy for an SRQ, else the ring slot. */
 static const struct rxe_recv_wqe *cur_rwqe(const struct irn_qp *qp)
 {
 	if (qp->srq)
-		return qp->resp.srq_wqe;
+		return irn_srq_stage_head(&qp->resp.stage, qp->resp.rsn);
 	return irn_qp_rq_slot(qp, qp->resp.rwqe_index);
 }
 
@@ -645,7 +643,9 @@ static void finish_recv(struct irn_qp *qp, struct ib_wc *wc, bool se)
 	qp->resp.have_rwqe = false;
 	qp->resp.in_msg = false;
 	qp->resp.rsn++;
-	if (!qp->srq) {
+	if (qp->srq) {
+		irn_srq_stage_pop(&qp->resp.stage);
+	} else {
 		qp->rq.queue.index = (qp->rq.queue.index + 1) &
 				     qp->rq.queue.mask;
 		irn_wq_consumed(&qp->rq, qp->rq.queue.index);
@@ -711,21 +711,28 @@ static enum resp_state irn_check(struct resp_ctx *c)
 	return RESP_IRN_PLACE;
 }
 
-/* Receive WQE index of message @rsn, if the consumer has posted it. */
-static bool irn_rwqe(struct irn_qp *qp, u32 rsn, u32 *index)
+/*
+ * The receive WQE of message @rsn, if the consumer has posted it; with an
+ * SRQ taken now, with those of the messages before it.
+ */
+static const struct rxe_recv_wqe *irn_rwqe(struct irn_qp *qp, u32 rsn)
 {
 	u32 k = rsn - qp->resp.rsn;
-	u32 posted = (irn_wq_producer(&qp->rq) - qp->rq.queue.index) &
-		     qp->rq.queue.mask;
+	u32 posted;
 
+	if (qp->srq)
+		return irn_srq_stage_get(&qp->resp.stage, qp->srq,
+					 qp->resp.rsn, rsn);
+	posted = (irn_wq_producer(&qp->rq) - qp->rq.queue.index) &
+		 qp->rq.queue.mask;
 	if (k >= posted)
-		return false;
-	*index = qp->rq.queue.index + k;
-	return true;
+		return NULL;
+	return irn_qp_rq_slot(qp, qp->rq.queue.index + k);
 }
 
 /* A send that does not fit its receive WQE, found in order: report it. */
-static enum resp_state irn_send_error(struct resp_ctx *c, u32 index,
+static enum resp_state irn_send_error(struct resp_ctx *c, u32 rsn,
+				      const struct rxe_recv_wqe *wqe,
 				      enum ib_wc_status status)
 {
 	struct irn_qp *qp = c->qp;
@@ -736,25 +743,25 @@ static enum resp_state irn_send_error(struct resp_ctx *c, u32 index,
 		.opcode		= IB_WC_RECV,
 	};
 
-	if (c->pkt->psn != qp->resp.epsn || index != qp->rq.queue.index)
+	if (c->pkt->psn != qp->resp.epsn || rsn != qp->resp.rsn)
 		return irn_reject(c, IRN_NAK_INVALID_REQ);
-	wc.wr_id = READ_ONCE(irn_qp_rq_slot(qp, index)->wr_id);
+	wc.wr_id = READ_ONCE(wqe->wr_id);
 	finish_recv(qp, &wc, false);
 	c->nak = IRN_NAK_INVALID_REQ;
 	return RESP_NAK;
 }
 
-static enum ib_wc_status irn_place_send(struct resp_ctx *c, u32 index,
+static enum ib_wc_status irn_place_send(struct resp_ctx *c,
+					const struct rxe_recv_wqe *wqe,
 					u32 offset)
 {
 	struct irn_qp *qp = c->qp;
-	const struct rxe_recv_wqe *slot = irn_qp_rq_slot(qp, index);
-	u32 num_sge = READ_ONCE(slot->dma.num_sge);
+	u32 num_sge = READ_ONCE(wqe->dma.num_sge);
 	struct irn_copy d = { .skb = c->skb, .skb_off = c->pkt->hdr_len };
 
-	if (num_sge > qp->rq.max_sge)
+	if (num_sge > rwqe_max_sge(qp))
 		return IB_WC_LOC_QP_OP_ERR;
-	return irn_mr_copy_sges(qp->dev, qp->ib_qp.pd, slot->dma.sge, num_sge,
+	return irn_mr_copy_sges(qp->dev, qp->ib_qp.pd, wqe->dma.sge, num_sge,
 				offset, &d, c->pkt->paylen, true);
 }
 
@@ -807,20 +814,30 @@ static enum resp_state irn_place(struct resp_ctx *c)
 		.rsn = get_unaligned_be32(&x->rsn),
 		.len = get_unaligned_be32(&x->offset) + pkt->paylen,
 	};
+	const struct rxe_recv_wqe *wqe = NULL;
 	enum ib_wc_status status;
 	enum resp_state next;
-	u32 index;
 
-	if (recv && !irn_rwqe(qp, slot.rsn, &index)) {
-		if (now)
+	if (recv) {
+		/*
+		 * Every message not completed before this one still has its
+		 * last packet between the expected PSN and this one.
+		 */
+		if (slot.rsn - qp->resp.rsn >
+		    (u32)irn_psn_diff(pkt->psn, qp->resp.epsn))
+			return irn_reject(c, IRN_NAK_INVALID_REQ);
+		wqe = irn_rwqe(qp, slot.rsn);
+		if (!wqe && now)
 			return RESP_RNR;
-		irn_dev_count(qp->dev, IRN_CNT_OOO_DROPPED);
-		return RESP_DROP;
+		if (!wqe) {
+			irn_dev_count(qp->dev, IRN_CNT_OOO_DROPPED);
+			return RESP_DROP;
+		}
 	}
 	if (pkt->flags & IRN_OP_SEND) {
-		status = irn_place_send(c, index, get_unaligned_be32(&x->offset));
+		status = irn_place_send(c, wqe, get_unaligned_be32(&x->offset));
 		if (status != IB_WC_SUCCESS)
-			return irn_send_error(c, index, status);
+			return irn_send_error(c, slot.rsn, wqe, status);
 	} else {
 		next = irn_place_write(c, x);
 		if (next != RESP_IRN_PLACE)
@@ -935,13 +952,16 @@ static void irn_complete_recv(struct irn_qp *qp,
 		.opcode		= slot->flags & IRN_RX_WRITE ?
 				  IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV,
 	};
+	const struct rxe_recv_wqe *wqe = NULL;
 
 	/* Message numbers are the peer's word: they must come in order. */
-	if (slot->rsn != qp->resp.rsn) {
+	if (slot->rsn == qp->resp.rsn)
+		wqe = irn_rwqe(qp, slot->rsn);
+	if (!wqe) {
 		irn_qp_error(qp);
 		return;
 	}
-	wc.wr_id = READ_ONCE(irn_qp_rq_slot(qp, qp->rq.queue.index)->wr_id);
+	wc.wr_id = READ_ONCE(wqe->wr_id);
 	if (slot->flags & IRN_RX_IMM) {
 		wc.wc_flags |= IB_WC_WITH_IMM;
 		wc.ex.imm_data = (__force __be32)slot->ex;
@@ -1166,8 +1186,8 @@ static void last_wqe_reached(struct irn_qp *qp)
 
 /*
  * In the error state every posted receive completes as flushed.  With an
- * SRQ only the one this QP took for a message it had begun is its own;
- * the rest stay in the SRQ for its other QPs.
+ * SRQ only the ones this QP took (staged for messages it had begun or
+ * placed early) are its own; the rest stay in the SRQ for its other QPs.
  */
 static enum irn_task_ret flush(struct irn_qp *qp)
 {
@@ -1175,16 +1195,20 @@ static enum irn_task_ret flush(struct irn_qp *qp)
 		.status	= IB_WC_WR_FLUSH_ERR,
 		.qp	= &qp->ib_qp,
 	};
+	const struct rxe_recv_wqe *wqe;
 
 	skb_queue_purge(&qp->resp_pkts);
 	if (qp->srq) {
-		if (qp->resp.have_rwqe) {
-			qp->resp.have_rwqe = false;
-			wc.wr_id = qp->resp.srq_wqe->wr_id;
-			irn_cq_post(qp->rcq, &wc, false);
+		wqe = irn_srq_stage_head(&qp->resp.stage, qp->resp.rsn);
+		if (!wqe) {
+			last_wqe_reached(qp);
+			return IRN_TASK_IDLE;
 		}
-		last_wqe_reached(qp);
-		return IRN_TASK_IDLE;
+		wc.wr_id = wqe->wr_id;
+		irn_srq_stage_pop(&qp->resp.stage);
+		qp->resp.rsn++;
+		irn_cq_post(qp->rcq, &wc, false);
+		return IRN_TASK_MORE;
 	}
 	if (qp->rq.queue.index == irn_wq_producer(&qp->rq))
 		return IRN_TASK_IDLE;

@@ -11,8 +11,10 @@
  * size (struct mminfo); irn keeps that contract.
  */
 
+#include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <kunit/visibility.h>
 #include <rdma/ib_verbs.h>
 
 #include "irn_dev.h"
@@ -262,6 +264,7 @@ int irn_srq_post_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	spin_unlock_irqrestore(&srq->rq.lock, flags);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_srq_post_recv);
 
 static void limit_event(struct irn_srq *srq)
 {
@@ -307,3 +310,108 @@ bool irn_srq_take(struct irn_srq *srq, struct rxe_recv_wqe *wqe)
 		limit_event(srq);
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_srq_take);
+
+/**
+ * irn_srq_stage_init() - room for the WQEs one QP may take ahead
+ * @st: the QP's stage
+ * @srq: the QP's SRQ
+ * @depth: messages the QP may take WQEs for at once, a power of two; fewer
+ *	   if their copies would exceed IRN_SRQ_STAGE_BYTES
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int irn_srq_stage_init(struct irn_srq_stage *st, const struct irn_srq *srq,
+		       u32 depth)
+{
+	size_t size = irn_srq_wqe_size(srq);
+
+	depth = min_t(u32, depth, max_t(size_t, IRN_SRQ_STAGE_BYTES / size, 1));
+	depth = rounddown_pow_of_two(depth);
+	st->wqes = kvcalloc(depth, size, GFP_KERNEL);
+	if (!st->wqes)
+		return -ENOMEM;
+	st->size = size;
+	st->mask = depth - 1;
+	st->count = 0;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_srq_stage_init);
+
+/**
+ * irn_srq_stage_free() - free what irn_srq_stage_init() allocated
+ * @st: stage; the WQEs still in it are dropped
+ *
+ * Context: any.
+ */
+void irn_srq_stage_free(struct irn_srq_stage *st)
+{
+	kvfree(st->wqes);
+	st->wqes = NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_srq_stage_free);
+
+static struct rxe_recv_wqe *stage_slot(const struct irn_srq_stage *st,
+				       u32 rsn)
+{
+	return st->wqes + (rsn & st->mask) * st->size;
+}
+
+/**
+ * irn_srq_stage_get() - the WQE of a message, taken from the SRQ if need be
+ * @st: the QP's stage
+ * @srq: the QP's SRQ
+ * @head: number of the oldest message not completed (its WQE is first)
+ * @rsn: number of the message wanted, at or after @head
+ *
+ * WQEs are taken in message order, so a message that arrives early takes
+ * the WQEs of the messages before it too, which keep them.
+ *
+ * Context: the QP's responder.
+ * Return: the WQE for message @rsn, or NULL if @rsn is beyond the stage
+ * or the SRQ ran out first (the WQEs taken before stay staged).
+ */
+struct rxe_recv_wqe *irn_srq_stage_get(struct irn_srq_stage *st,
+				       struct irn_srq *srq, u32 head, u32 rsn)
+{
+	u32 k = rsn - head;
+
+	if (k > st->mask)
+		return NULL;
+	while (st->count <= k) {
+		if (!irn_srq_take(srq, stage_slot(st, head + st->count)))
+			return NULL;
+		st->count++;
+	}
+	return stage_slot(st, rsn);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_srq_stage_get);
+
+/**
+ * irn_srq_stage_head() - the WQE of the oldest message, if taken
+ * @st: the QP's stage
+ * @head: number of the oldest message not completed
+ *
+ * Context: the QP's responder.
+ * Return: the WQE, or NULL if none is staged.
+ */
+struct rxe_recv_wqe *irn_srq_stage_head(const struct irn_srq_stage *st,
+					u32 head)
+{
+	return st->count ? stage_slot(st, head) : NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_srq_stage_head);
+
+/**
+ * irn_srq_stage_pop() - the oldest message is done with its WQE
+ * @st: the QP's stage, with a WQE staged
+ *
+ * Context: the QP's responder, which then moves its head on by one.
+ */
+void irn_srq_stage_pop(struct irn_srq_stage *st)
+{
+	if (!WARN_ON_ONCE(!st->count))
+		st->count--;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_srq_stage_pop);

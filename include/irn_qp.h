@@ -24,8 +24,8 @@
  *    it has reset @irn.sb; the requester reads it with a load-acquire.  The
  *    scoreboard is written by the completer and read and marked (resent
  *    PSNs) by the requester, both under @irn.sb_lock, which nests inside
- *    @sq_pos_lock (a rewind marks the PSNs it sends again).  @resp.win is
- *    the responder's alone.
+ *    @sq_pos_lock (a rewind marks the PSNs it sends again).  @resp.win and
+ *    @resp.stage are the responder's alone.
  */
 #ifndef _IRN_QP_H
 #define _IRN_QP_H
@@ -44,11 +44,11 @@
 #include "irn_queue.h"
 #include "irn_rxwin.h"
 #include "irn_sb.h"
+#include "irn_srq.h"
 #include "irn_task.h"
 
 struct irn_cq;
 struct irn_mr;
-struct irn_srq;
 
 /* Progress of a send WQE. */
 enum irn_swqe_state {
@@ -193,7 +193,7 @@ struct irn_qp {
 		bool		nak_sent;	/* PSN sequence NAK outstanding */
 		bool		in_msg;		/* inside a multi-packet message */
 		u8		last_opcode;
-		bool		have_rwqe;
+		bool		have_rwqe;	/* RQ: rwqe_index taken */
 		u32		rwqe_index;
 		u32		offset;		/* bytes of the message placed */
 		u64		va;		/* RDMA write target */
@@ -205,7 +205,7 @@ struct irn_qp {
 		bool		last_wqe;	/* SRQ: Last WQE Reached sent */
 		/* Not cleared by a reset from here on. */
 		struct irn_resp_res *res;	/* IRN_MAX_RD_ATOMIC entries */
-		struct rxe_recv_wqe *srq_wqe;	/* copy of the WQE taken */
+		struct irn_srq_stage stage;	/* SRQ: WQEs taken */
 		struct irn_rxwin win;		/* IRN requests placed */
 	} resp;
 
@@ -254,13 +254,13 @@ void irn_qp_put(struct irn_qp *qp);
 void irn_qp_error(struct irn_qp *qp);
 
 /*
- * Can this QP's responder place IRN requests out of order?  Not with an
- * SRQ (which WQE a message lands in is decided at its first packet) and
- * not in gbn mode; such a QP answers IRN requests the standard way.
+ * Can this QP's responder place IRN requests out of order?  Not in gbn
+ * mode; such a QP answers IRN requests the standard way.  With an SRQ it
+ * can: it stages the WQEs of messages that arrive early (irn_srq_stage).
  */
 static inline bool irn_qp_irn_responder(const struct irn_qp *qp)
 {
-	return irn_qp_is_rc(qp) && !qp->srq && qp->resp.win.got &&
+	return irn_qp_is_rc(qp) && qp->resp.win.got &&
 	       qp->irn.mode != IRN_MODE_GBN;
 }
 

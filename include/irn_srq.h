@@ -12,6 +12,8 @@
 #define IRN_MAX_SRQ		SZ_64K
 #define IRN_MAX_SRQ_WR		16384
 #define IRN_MAX_SRQ_SGE		32
+/* The most a QP's stage holds in WQE copies. */
+#define IRN_SRQ_STAGE_BYTES	SZ_128K
 
 /**
  * struct irn_srq - a shared receive queue
@@ -27,6 +29,26 @@ struct irn_srq {
 	struct irn_wq		rq;
 	bool			user;
 	u32			limit;
+};
+
+/**
+ * struct irn_srq_stage - the WQEs one QP has taken from its SRQ
+ * @wqes: @mask + 1 copies of @size bytes; message n's is at n & @mask
+ * @size: irn_srq_wqe_size() of the SRQ
+ * @mask: the most messages staged at once, less one
+ * @count: WQEs staged, for the messages from the oldest not completed on
+ *
+ * A responder that places messages as they arrive (IRN) needs the WQE of
+ * a message that overtook earlier ones: it takes the earlier ones' WQEs
+ * too, in order, and keeps them here until their messages complete or
+ * the QP fails (then they complete as flushed).  Owned by the QP's
+ * responder; the SRQ's lock covers only the taking.
+ */
+struct irn_srq_stage {
+	void			*wqes;
+	size_t			size;
+	u32			mask;
+	u32			count;
 };
 
 static inline struct irn_srq *to_irn_srq(struct ib_srq *ibsrq)
@@ -49,5 +71,14 @@ int irn_srq_destroy(struct ib_srq *ibsrq, struct ib_udata *udata);
 int irn_srq_post_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr);
 bool irn_srq_take(struct irn_srq *srq, struct rxe_recv_wqe *wqe);
+
+int irn_srq_stage_init(struct irn_srq_stage *st, const struct irn_srq *srq,
+		       u32 depth);
+void irn_srq_stage_free(struct irn_srq_stage *st);
+struct rxe_recv_wqe *irn_srq_stage_get(struct irn_srq_stage *st,
+				       struct irn_srq *srq, u32 head, u32 rsn);
+struct rxe_recv_wqe *irn_srq_stage_head(const struct irn_srq_stage *st,
+					u32 head);
+void irn_srq_stage_pop(struct irn_srq_stage *st);
 
 #endif /* _IRN_SRQ_H */

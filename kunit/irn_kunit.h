@@ -13,5 +13,6 @@ extern struct kunit_suite irn_icrc_suite;
 extern struct kunit_suite irn_flow_suite;
 extern struct kunit_suite irn_sb_suite;
 extern struct kunit_suite irn_rxwin_suite;
+extern struct kunit_suite irn_srq_suite;
 
 #endif /* _IRN_KUNIT_H */

@@ -80,6 +80,7 @@
 #define TF_SGE3		0x1
 #define TF_INLINE	0x2
 #define TF_ERROR	0x4
+#define TF_SRQ		0x8	/* receives come from a shared receive queue */
 
 enum op {
 	OP_SEND,
@@ -195,6 +196,7 @@ struct res {
 	struct ibv_cq *rcq;
 	struct ibv_qp *qp;
 	struct ibv_qp *qp2;	/* err.write_mw_other_qp: binds the window */
+	struct ibv_srq *srq;	/* TF_SRQ */
 	struct ibv_ah *ah;
 	struct ibv_mr *mr;
 	struct ibv_mr *alt;
@@ -228,6 +230,7 @@ struct verify {
 	int list;
 	int data_only;
 	int errors_only;
+	int srq;
 	unsigned int timeout_ms;
 	unsigned int ack_timeout;	/* the RC QPs' local ACK timeout */
 	int is_server;
@@ -860,6 +863,8 @@ static void res_free(struct res *r)
 		ibv_destroy_qp(r->qp2);
 	if (r->qp)
 		ibv_destroy_qp(r->qp);
+	if (r->srq)
+		ibv_destroy_srq(r->srq);
 	if (r->scq)
 		ibv_destroy_cq(r->scq);
 	if (r->rcq)
@@ -878,14 +883,25 @@ static void res_free(struct res *r)
 
 static int create_qp(struct verify *v, const struct tdesc *t, struct res *r)
 {
+	struct ibv_srq_init_attr sa = {
+		.attr = { .max_wr = t->iters + 8, .max_sge = 3 },
+	};
 	struct ibv_qp_init_attr ia;
 	unsigned int inl = 512;
 
+	if (t->flags & TF_SRQ) {
+		r->srq = ibv_create_srq(v->pd, &sa);
+		if (!r->srq) {
+			fail(v, "setup", "ibv_create_srq: %s", strerror(errno));
+			return -1;
+		}
+	}
 	for (;;) {
 		memset(&ia, 0, sizeof(ia));
 		ia.send_cq = r->scq;
 		ia.recv_cq = r->rcq;
 		ia.qp_type = t->qp_type;
+		ia.srq = r->srq;
 		ia.cap.max_send_wr = t->iters + 8;
 		ia.cap.max_recv_wr = t->iters + 8;
 		ia.cap.max_send_sge = 3;
@@ -1143,7 +1159,10 @@ static int post_recv(struct verify *v, struct res *r, __u64 wr_id,
 	struct ibv_recv_wr *bad = NULL;
 	int err;
 
-	err = ibv_post_recv(r->qp, &wr, &bad);
+	if (r->srq)
+		err = ibv_post_srq_recv(r->srq, &wr, &bad);
+	else
+		err = ibv_post_recv(r->qp, &wr, &bad);
 	if (err)
 		fail(v, "post_recv", "wr_id %llu: expected success got %s",
 		     (unsigned long long)wr_id, strerror(err));
@@ -2285,11 +2304,14 @@ static void add_test(struct verify *v, __u32 qp_type, __u32 op,
 		sz[0] = 0;
 	else
 		snprintf(sz, sizeof(sz), ".%llu", (unsigned long long)size);
+	if (v->srq)
+		flags |= TF_SRQ;
 	t = &v->tests[v->n_tests];
 	memset(t, 0, sizeof(*t));
-	snprintf(t->name, sizeof(t->name), "%s.%s%s%s%s", type_name(qp_type),
+	snprintf(t->name, sizeof(t->name), "%s.%s%s%s%s%s", type_name(qp_type),
 		 op_names[op], flags & TF_INLINE ? "_inline" : "",
-		 flags & TF_SGE3 ? ".sge3" : "", sz);
+		 flags & TF_SGE3 ? ".sge3" : "", sz,
+		 flags & TF_SRQ ? ".srq" : "");
 	if (!selected(v, t->name))
 		return;
 	t->qp_type = qp_type;
@@ -2515,6 +2537,8 @@ static void print_usage(int rc)
 		"      --list           print the test names and exit\n"
 		"      --data-only      skip the error-path tests\n"
 		"      --errors-only    only the error-path tests\n"
+		"      --srq            receive through a shared receive queue\n"
+		"                       (client side; needs --data-only)\n"
 		"      --timeout SEC    per completion batch (default 30)\n"
 		"      --ack-timeout N  RC local ACK timeout, 4.096 us * 2^N\n"
 		"                       (default 14; 7 retries of it without\n"
@@ -2575,6 +2599,7 @@ static void parse_args(struct verify *v, int argc, char **argv)
 		{ "list", no_argument, NULL, 'l' },
 		{ "data-only", no_argument, NULL, 'D' },
 		{ "errors-only", no_argument, NULL, 'E' },
+		{ "srq", no_argument, NULL, 'R' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "ack-timeout", required_argument, NULL, 'A' },
 		{ "ud-max", required_argument, NULL, 'U' },
@@ -2634,6 +2659,9 @@ static void parse_args(struct verify *v, int argc, char **argv)
 		case 'E':
 			v->errors_only = 1;
 			break;
+		case 'R':
+			v->srq = 1;
+			break;
 		case 'T':
 			v->timeout_ms = strtoul(optarg, NULL, 0) * 1000;
 			break;
@@ -2658,6 +2686,9 @@ static void parse_args(struct verify *v, int argc, char **argv)
 		print_usage(2);
 	v->is_server = !v->server;
 	if (!v->list && (!v->dev_name || v->gid_idx < 0))
+		print_usage(2);
+	/* The error tests count on receives that belong to the QP. */
+	if (v->srq && !v->data_only)
 		print_usage(2);
 }
 
@@ -2696,6 +2727,7 @@ static int run_server(struct verify *v)
 			break;
 		t.name[sizeof(t.name) - 1] = 0;
 		if (t.op >= OP_COUNT || !t.iters || t.iters > 64 ||
+		    ((t.flags & TF_SRQ) && (t.flags & TF_ERROR)) ||
 		    (t.size > (1ULL << 30) && t.size != SIZE_INLINE_MAX)) {
 			errno = EPROTO;
 			proto_die(v, "test descriptor");

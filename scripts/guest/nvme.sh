@@ -3,9 +3,9 @@
 #
 # NVMe over Fabrics workloads (nvme_randread, nvme_randwrite) for the
 # guest sides of scripts/bench.sh and scripts/compare.sh, which source
-# this file.  One guest is the target: nvmet-rdma without SRQ (irn keeps
-# QPs with an SRQ go-back-N, so no driver gets one) exporting a 256 MiB
-# brd RAM disk.  The other connects with nvme-rdma for each run, runs fio
+# this file.  One guest is the target: nvmet-rdma without SRQ (its
+# default, so that every driver is measured the same way) exporting a
+# 256 MiB brd RAM disk.  The other connects with nvme-rdma for each run, runs fio
 # (4 KiB random I/O, iodepth 16, libaio, O_DIRECT) and disconnects.
 
 IRN_NVME_NQN=nqn.2026-11.org.irn:bench

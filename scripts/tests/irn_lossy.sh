@@ -17,9 +17,15 @@
 # where nothing is lost, at most 500 resends (the run sends some 14000
 # packets; go-back-N resends over 70000, irn before per-ACK RTT samples
 # some 6600, irn now under 100).  In gbn mode: no IRN packet was placed.
+# Then, in irn mode, the send tests alone with every receive taken from a
+# shared receive queue (irn_verify --srq, 16 messages per test) under the
+# IRN_LOSSY_SRQ conditions, which must pass the irn checks too: such QPs
+# place sends out of order as well.
 #
 #   IRN_LOSSY_MODES   modes to run (default "irn gbn")
 #   IRN_LOSSY_NETEM   ';'-separated netem conditions (default below)
+#   IRN_LOSSY_SRQ     ';'-separated conditions for the SRQ runs (default
+#                     "delay 2ms loss 1%"; "" for none)
 #   IRN_LOSSY_TRACE   1: record the irn tracepoints of each run in
 #                     $IRN_OUT/trace-N.txt (for diagnosis)
 set -euo pipefail
@@ -33,6 +39,7 @@ irn_require_cmd timeout
 VERIFY=$(irn_tool irn_verify)
 MODES=${IRN_LOSSY_MODES:-irn gbn}
 IFS=';' read -r -a CONDS <<<"${IRN_LOSSY_NETEM:-delay 2ms loss 0.1%;delay 2ms loss 1%;delay 2ms loss 5%;delay 2ms reorder 25% 50%;delay 2ms duplicate 2%}"
+IFS=';' read -r -a SRQ_CONDS <<<"${IRN_LOSSY_SRQ-delay 2ms loss 1%}"
 PORT=18600
 DBG=/sys/kernel/debug/irn/$IRN_DEV
 TC=/usr/sbin/tc
@@ -96,83 +103,96 @@ delta()
 	echo $((after - before))
 }
 
+# RUNS: "mode|netem condition|extra irn_verify client options"
+RUNS=()
+for mode in $MODES; do
+	for cond in "${CONDS[@]}"; do
+		RUNS+=("$mode|$cond|")
+	done
+	[[ $mode == irn ]] || continue
+	for cond in "${SRQ_CONDS[@]}"; do
+		RUNS+=("$mode|$cond|--srq --only rc.send* -n 16")
+	done
+done
+
 failed=()
 run=0
-for mode in $MODES; do
+for spec in "${RUNS[@]}"; do
+	IFS='|' read -r mode cond extra <<<"$spec"
+	read -r -a vargs <<<"$extra"
 	echo "$mode" >"$DBG/mode"
 	[[ $(cat "$DBG/mode") == "$mode" ]] || irn_fail "cannot set mode $mode"
-	for cond in "${CONDS[@]}"; do
-		run=$((run + 1))
-		tag="$mode/$cond"
-		log=$IRN_OUT/verify-$run.log
-		"$TC" qdisc replace dev "$IRN_NETDEV" root netem $cond ||
-			irn_fail "tc qdisc replace ... netem $cond failed"
-		irn_barrier "start-$run"
-		[[ ${IRN_LOSSY_TRACE:-0} != 1 ]] || echo >$TRACING/trace
-		snapshot "$IRN_SHARED/before.$IRN_ROLE"
-		irn_barrier "snap-$run"
-		rc=0
-		t0=$SECONDS
-		if [[ $IRN_ROLE == b ]]; then
-			timeout -k 5 610 "$VERIFY" -d "$IRN_DEV" -g "$GIDX" \
-				-p "$((PORT + run))" >"$log" 2>&1 || rc=$?
-		else
-			timeout -k 5 600 "$VERIFY" -d "$IRN_DEV" -g "$GIDX" \
-				-p "$((PORT + run))" -t rc --data-only -n 2 \
-				--timeout 120 "$IRN_PEER_IP" >"$log" 2>&1 || rc=$?
-		fi
-		secs=$((SECONDS - t0))
-		snapshot "$IRN_SHARED/after.$IRN_ROLE"
-		[[ ${IRN_LOSSY_TRACE:-0} != 1 ]] ||
-			cp $TRACING/trace "$IRN_OUT/trace-$run.txt"
-		irn_barrier "done-$run"
-		if [[ $rc -ne 0 ]]; then
-			irn_log "FAIL [$tag]: irn_verify exited with $rc"
-			grep -E '^(FAIL|# )' "$log" | head -20 || true
-			failed+=("$tag")
-			irn_barrier "end-$run"
-			continue
-		fi
-		if [[ $IRN_ROLE == a ]]; then
-			lost=$(( $(delta a netem_dropped) + $(delta b netem_dropped) ))
-			retx=$(delta a retransmitted_pkts)
-			sel=$(delta a selective_retransmits)
-			ooo=$(delta b ooo_placed)
-			line=$(printf '%-4s %-28s %4ss lost %5d resent %5d selective %5d spurious %5d dup_rcvd %5d ooo_placed %5d gbn_episodes %4d timeouts %4d early %4d reordering_seen %d' \
-				"$mode" "$cond" "$secs" "$lost" "$retx" "$sel" \
-				"$(delta a spurious_retransmits)" \
-				"$(delta b irn_duplicates)" "$ooo" \
-				"$(delta a retransmit_episodes)" "$(delta a timeouts)" \
-				"$(delta a spurious_timeouts)" "$(delta a reordering_seen)")
-			echo "$line" >>"$SUMMARY"
-			irn_log "$line"
-			bad=
-			if [[ $mode == irn ]]; then
-				[[ $(delta a irn_qps) -eq 0 ]] ||
-					bad+=" forced mode negotiated;"
-				if [[ $cond == *reorder* ]]; then
-					((retx <= 500)) ||
-						bad+=" $retx spurious resends under reordering;"
-				elif ((retx > 2 * lost + 16)); then
-					bad+=" resent $retx packets for $lost lost;"
-				fi
-				if [[ $cond == *loss\ [15]%* ]]; then
-					((ooo > 0)) || bad+=" nothing placed out of order;"
-					((sel > 0)) || bad+=" no selective retransmission;"
-				fi
-			else
-				((ooo == 0 && sel == 0)) ||
-					bad+=" IRN used in gbn mode (ooo $ooo, selective $sel);"
-			fi
-			if [[ -n $bad ]]; then
-				irn_log "FAIL [$tag]:$bad"
-				failed+=("$tag")
-			else
-				irn_log "ok [$tag]"
-			fi
-		fi
+	run=$((run + 1))
+	tag="$mode/$cond${extra:+ $extra}"
+	log=$IRN_OUT/verify-$run.log
+	"$TC" qdisc replace dev "$IRN_NETDEV" root netem $cond ||
+		irn_fail "tc qdisc replace ... netem $cond failed"
+	irn_barrier "start-$run"
+	[[ ${IRN_LOSSY_TRACE:-0} != 1 ]] || echo >$TRACING/trace
+	snapshot "$IRN_SHARED/before.$IRN_ROLE"
+	irn_barrier "snap-$run"
+	rc=0
+	t0=$SECONDS
+	if [[ $IRN_ROLE == b ]]; then
+		timeout -k 5 610 "$VERIFY" -d "$IRN_DEV" -g "$GIDX" \
+			-p "$((PORT + run))" >"$log" 2>&1 || rc=$?
+	else
+		timeout -k 5 600 "$VERIFY" -d "$IRN_DEV" -g "$GIDX" \
+			-p "$((PORT + run))" -t rc --data-only -n 2 \
+			--timeout 120 "${vargs[@]}" "$IRN_PEER_IP" >"$log" 2>&1 ||
+			rc=$?
+	fi
+	secs=$((SECONDS - t0))
+	snapshot "$IRN_SHARED/after.$IRN_ROLE"
+	[[ ${IRN_LOSSY_TRACE:-0} != 1 ]] ||
+		cp $TRACING/trace "$IRN_OUT/trace-$run.txt"
+	irn_barrier "done-$run"
+	if [[ $rc -ne 0 ]]; then
+		irn_log "FAIL [$tag]: irn_verify exited with $rc"
+		grep -E '^(FAIL|# )' "$log" | head -20 || true
+		failed+=("$tag")
 		irn_barrier "end-$run"
-	done
+		continue
+	fi
+	if [[ $IRN_ROLE == a ]]; then
+		lost=$(( $(delta a netem_dropped) + $(delta b netem_dropped) ))
+		retx=$(delta a retransmitted_pkts)
+		sel=$(delta a selective_retransmits)
+		ooo=$(delta b ooo_placed)
+		line=$(printf '%-4s %-34s %4ss lost %5d resent %5d selective %5d spurious %5d dup_rcvd %5d ooo_placed %5d gbn_episodes %4d timeouts %4d early %4d reordering_seen %d' \
+			"$mode" "$cond${extra:+ $extra}" "$secs" "$lost" "$retx" "$sel" \
+			"$(delta a spurious_retransmits)" \
+			"$(delta b irn_duplicates)" "$ooo" \
+			"$(delta a retransmit_episodes)" "$(delta a timeouts)" \
+			"$(delta a spurious_timeouts)" "$(delta a reordering_seen)")
+		echo "$line" >>"$SUMMARY"
+		irn_log "$line"
+		bad=
+		if [[ $mode == irn ]]; then
+			[[ $(delta a irn_qps) -eq 0 ]] ||
+				bad+=" forced mode negotiated;"
+			if [[ $cond == *reorder* ]]; then
+				((retx <= 500)) ||
+					bad+=" $retx spurious resends under reordering;"
+			elif ((retx > 2 * lost + 16)); then
+				bad+=" resent $retx packets for $lost lost;"
+			fi
+			if [[ $cond == *loss\ [15]%* ]]; then
+				((ooo > 0)) || bad+=" nothing placed out of order;"
+				((sel > 0)) || bad+=" no selective retransmission;"
+			fi
+		else
+			((ooo == 0 && sel == 0)) ||
+				bad+=" IRN used in gbn mode (ooo $ooo, selective $sel);"
+		fi
+		if [[ -n $bad ]]; then
+			irn_log "FAIL [$tag]:$bad"
+			failed+=("$tag")
+		else
+			irn_log "ok [$tag]"
+		fi
+	fi
+	irn_barrier "end-$run"
 done
 "$TC" qdisc del dev "$IRN_NETDEV" root 2>/dev/null || true
 [[ $IRN_ROLE != a ]] || cat "$SUMMARY"

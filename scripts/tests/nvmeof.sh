@@ -17,7 +17,9 @@
 #   disconnect.  The irn counters of both guests are printed per phase.
 #
 # Fails on: a connect failure, any fio error or verify mismatch, a
-# checksum mismatch after reconnect, NVMe I/O timeouts or errors in the
+# checksum mismatch after reconnect, a lossy auto phase with the SRQ in
+# which the host's QPs did not turn IRN on or the target placed nothing
+# out of order, NVMe I/O timeouts or errors in the
 # kernel log (a target keep-alive expiry included, unless the controller
 # is one the host had disconnected: see reclaimed()), or any kernel
 # warning.  Go-back-N phases under loss connect with a 15 s keep-alive
@@ -27,9 +29,9 @@
 #   IRN_NVMEOF_PHASES   ';'-separated MODE:NETEM[:SRQ] phases (NETEM "none"
 #                       for no qdisc; SRQ: nvmet-rdma's use_srq, default
 #                       IRN_NVMEOF_SRQ); default "auto:none:1;auto:delay 2ms
-#                       loss 1%:0;gbn:delay 2ms loss 1%:0" (irn keeps QPs
-#                       with an SRQ go-back-N, so the lossy phases compare
-#                       IRN and go-back-N without one)
+#                       loss 1%:1;auto:delay 2ms loss 1%:0;gbn:delay 2ms
+#                       loss 1%:0" (IRN under loss with and without the
+#                       target's SRQ, and go-back-N)
 #   IRN_NVMEOF_RUNTIME  seconds of each IOPS/p99 run (default 10)
 #   IRN_NVMEOF_SCALE    multiplies the verified amounts (default 1: 256 KiB
 #                       to 4 MiB per job, kept small for make check)
@@ -49,7 +51,7 @@ irn_init
 irn_require_shared
 irn_require_cmd timeout nvme fio md5sum dd
 
-IFS=';' read -r -a PHASES <<<"${IRN_NVMEOF_PHASES:-auto:none:1;auto:delay 2ms loss 1%:0;gbn:delay 2ms loss 1%:0}"
+IFS=';' read -r -a PHASES <<<"${IRN_NVMEOF_PHASES:-auto:none:1;auto:delay 2ms loss 1%:1;auto:delay 2ms loss 1%:0;gbn:delay 2ms loss 1%:0}"
 RUNTIME=${IRN_NVMEOF_RUNTIME:-10}
 SCALE=${IRN_NVMEOF_SCALE:-1}
 USE_SRQ=${IRN_NVMEOF_SRQ:-1}
@@ -203,14 +205,15 @@ find_bdev()
 # and go-back-N recovers a lost tail packet only when T expires.  Two
 # losses of one keep-alive command in a row cost 4.3 s of the default 5 s
 # keep-alive timeout, and nvmet then fails the controller.  Go-back-N
-# under loss (gbn, stock rxe, and irn's QPs with an SRQ) gets 15 s; IRN,
-# which recovers in a few RTTs, and every lossless phase keep the default.
+# under loss (gbn, stock rxe) gets 15 s; IRN, which recovers in a few
+# RTTs (with the target's SRQ too), and every lossless phase keep the
+# default.
 # Sets KATO to the connect arguments.
 kato_args()
 {
 	KATO=()
 	[[ $COND == none ]] && return 0
-	[[ ($MODE == irn || $MODE == auto) && $SRQ == 0 ]] && return 0
+	[[ $MODE == irn || $MODE == auto ]] && return 0
 	KATO=(--keep-alive-tmo=15)
 }
 
@@ -395,6 +398,14 @@ for ph in "${PHASES[@]}"; do
 		done
 		echo "$line" >>"$SUMMARY"
 		irn_log "$line"
+		# The target's QPs on its SRQ place out of order too: the
+		# host's QPs turn IRN on toward them, and under loss b places.
+		if [[ $MODE == auto && $SRQ == 1 && $COND == *loss* ]]; then
+			(($(delta a irn_qps "$run") > 0)) ||
+				irn_fail "[$PHASE] the host's QPs did not turn IRN on toward the target's SRQ QPs"
+			(($(delta b ooo_placed "$run") > 0)) ||
+				irn_fail "[$PHASE] the target's SRQ QPs placed nothing out of order"
+		fi
 	fi
 done
 "$TC" qdisc del dev "$IRN_NETDEV" root 2>/dev/null || true

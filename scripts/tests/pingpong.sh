@@ -7,7 +7,7 @@
 # events), a few message sizes, -n 50, -c (the receiver validates the
 # buffer contents).  Server on guest b, client on guest a; both must exit
 # 0.  UD messages must fit the path MTU (1024 at a netdev MTU of 1500).
-# ibv_srq_pingpong is in srq_pingpong.sh (SRQ is not implemented yet).
+# ibv_srq_pingpong is in srq_pingpong.sh.
 # With IRN_DRIVER=rxe the same runs against stock rdma_rxe.
 set -euo pipefail
 # shellcheck source=scripts/tests/lib.sh
