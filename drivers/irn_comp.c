@@ -77,18 +77,23 @@ static bool rto_is_short(const struct irn_qp *qp)
 	return irn_qp_outstanding(qp) <= IRN_FLOW_RTO_LOW_PKTS;
 }
 
-/* IRN: short or long timeout from the RTT, see irn_flow_irn_rto_ns(). */
+/*
+ * Go-back-N: from the RTT within [T, 4T]; IRN: short or long timeout from
+ * the RTT, see irn_flow_irn_rto_ns().  Either doubles per timeout without
+ * progress (RFC 6298 5.5), up to 4T.
+ */
 static u64 rto_ns(const struct irn_qp *qp)
 {
 	u64 t = ib_timeout_ns(qp);
+	u64 base;
 
 	if (!irn_qp_irn_on(qp))
-		return irn_flow_rto_ns(&qp->flow, t, 4 * t);
-	/* Doubled per timeout without progress (RFC 6298 5.5), up to 4T. */
-	return min(irn_flow_irn_rto_ns(&qp->flow, irn_qp_outstanding(qp),
-				       qp->irn.rto_low_ns,
-				       qp->irn.rto_high_ns, t) << qp->comp.backoff,
-		   4 * t);
+		base = irn_flow_rto_ns(&qp->flow, t, 4 * t);
+	else
+		base = irn_flow_irn_rto_ns(&qp->flow, irn_qp_outstanding(qp),
+					   qp->irn.rto_low_ns,
+					   qp->irn.rto_high_ns, t);
+	return min(base << qp->comp.backoff, 4 * t);
 }
 
 /*
@@ -930,6 +935,13 @@ static void handle_timeout(struct irn_qp *qp)
 		}
 	}
 	if (!irn_qp_irn_on(qp)) {
+		/*
+		 * A peer too slow to answer a window of resends within T
+		 * would see every one of them again after each timeout; a
+		 * longer wait lets it catch up before the retries run out.
+		 */
+		if (qp->comp.backoff < 8)
+			qp->comp.backoff++;
 		rewind_from(qp, true);
 		return;
 	}
