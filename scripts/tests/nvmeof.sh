@@ -110,6 +110,14 @@ counters()
 # GONE; the target logs such lines for those IDs instead of failing.  The
 # expiry of a live controller still fails: the host sees it.
 GONE=$IRN_SHARED/nvmeof.disconnected
+# A connect attempt can fail on a lossy link: its rdma_cm requests go over
+# QP1 (UD, which no transport mode protects), and one lost request costs
+# a CM retry of some 4 s, so setting up an I/O queue can outlast the new
+# controller's 5 s keep-alive, which the target then expires ("Connect
+# Invalid Data Parameter, cntlid: N" on the host).  connect() retries; the
+# host's log lines of a failed attempt go to RETRIED, which nvme_log_check
+# reports instead of failing, and that controller's ID to GONE.
+RETRIED=$IRN_OUT/nvmeof.retried
 
 # reclaimed LINES: those of LINES that are about controllers in GONE
 reclaimed()
@@ -131,6 +139,13 @@ nvme_log_check()
 	bad=$(dmesg | tail -n +"$((IRN_DMESG_MARK + 1))" |
 		grep -E -i 'nvme.*(timeout|I/O error|error recovery|reconnect|failed)|nvmet.*(fail|error|expired)|I/O error|blk_update_request|critical' |
 		grep -v -i 'Removing ctrl' || true)
+	if [[ -s $RETRIED && -n $bad ]]; then
+		gone=$(grep -x -F -f "$RETRIED" <<<"$bad" || true)
+		if [[ -n $gone ]]; then
+			irn_log "$1: from connect attempts that were retried:"$'\n'"$gone"
+			bad=$(grep -v -x -F -f "$RETRIED" <<<"$bad" || true)
+		fi
+	fi
 	gone=$(reclaimed "$bad")
 	if [[ -n $gone ]]; then
 		irn_log "$1: the target reclaimed controllers the host had disconnected (a lost DREQ):"$'\n'"$gone"
@@ -226,15 +241,20 @@ kato_args()
 
 connect()
 {
-	local out i rc
+	local out i rc from
 	kato_args
 	for ((i = 1; i <= 3; i++)); do
 		rc=0
+		from=$(dmesg | wc -l)
 		out=$(timeout -k 5 120 nvme connect -t rdma -a "$TADDR" -s 4420 \
 			-n "$NQN" "${KATO[@]}" 2>&1) || rc=$?
 		[[ $rc -ne 0 ]] || break
 		irn_log "nvme connect attempt $i failed (status $rc): $out"
 		sleep 2
+		# see RETRIED
+		dmesg | tail -n +"$((from + 1))" | tee -a "$RETRIED" |
+			sed -n 's/.*Connect Invalid Data Parameter, cntlid: \([0-9]*\).*/\1/p' \
+			>>"$GONE"
 	done
 	[[ $rc -eq 0 ]] ||
 		irn_fail "nvme connect -t rdma -a $TADDR -s 4420 -n $NQN failed: $out"$'\n'"$(dmesg | tail -n 15)"
@@ -353,6 +373,7 @@ else
 	irn_defer timeout 60 nvme disconnect-all
 	: >"$SUMMARY"
 	: >"$GONE"
+	: >"$RETRIED"
 fi
 
 # delta ROLE NAME PHASE: growth of a counter of guest ROLE in a phase
