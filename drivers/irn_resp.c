@@ -827,9 +827,9 @@ static enum resp_state irn_place(struct resp_ctx *c)
 		    (u32)irn_psn_diff(pkt->psn, qp->resp.epsn))
 			return irn_reject(c, IRN_NAK_INVALID_REQ);
 		wqe = irn_rwqe(qp, slot.rsn);
-		if (!wqe && now)
-			return RESP_RNR;
 		if (!wqe) {
+			if (now)
+				return RESP_RNR;
 			irn_dev_count(qp->dev, IRN_CNT_OOO_DROPPED);
 			return RESP_DROP;
 		}
