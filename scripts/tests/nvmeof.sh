@@ -50,9 +50,9 @@ IRN_DRIVER=${IRN_NVMEOF_DRIVER:-${IRN_DRIVER:-irn}}
 irn_init
 irn_require_shared
 irn_require_cmd timeout nvme fio md5sum dd
-# The harness's debug kernel (scripts/config/debug.config) builds no
-# block or NVMe-oF modules; Debian's kernel, which make check runs this
-# on, has them all.
+# Debian's kernel and the harness's debug kernel (scripts/config/
+# debug.config) build all four; the KUnit kernel, and a custom kernel
+# without them, skip.
 for m in brd nvmet nvmet-rdma nvme-rdma; do
 	modinfo "$m" >/dev/null 2>&1 ||
 		irn_skip "kernel $(uname -r) has no $m module"
