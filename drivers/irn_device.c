@@ -27,6 +27,7 @@
 #include "irn_debugfs.h"
 #include "irn_dev.h"
 #include "irn_device.h"
+#include "irn_mcast.h"
 #include "irn_tunables.h"
 #include "irn_verbs.h"
 
@@ -162,6 +163,7 @@ static int irn_newlink(const char *name, struct net_device *ndev)
 	xa_init_flags(&dev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
 	spin_lock_init(&dev->atomic_lock);
+	irn_mcast_init(dev);
 	irn_tunables_default(&dev->tun);
 	dev->ndev = ndev;
 	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
@@ -221,6 +223,7 @@ static void irn_dealloc_driver(struct ib_device *ibdev)
 	WARN_ON(!xa_empty(&dev->ahs) || !xa_empty(&dev->qps));
 	xa_destroy(&dev->ahs);
 	xa_destroy(&dev->qps);
+	irn_mcast_cleanup(dev);
 	free_percpu(dev->stats);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
 }

@@ -17,6 +17,7 @@
 #include "irn_dev.h"
 #include "irn_engine.h"
 #include "irn_hdr.h"
+#include "irn_mcast.h"
 #include "irn_psn.h"
 #include "irn_qp.h"
 #include "irn_qp_verbs.h"
@@ -525,6 +526,7 @@ int irn_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 		RCU_INIT_POINTER(dev->gsi, NULL);
 	else
 		xa_erase(&dev->qps, irn_qp_num(qp));
+	irn_mcast_detach_qp(qp);
 	/* Lookups that found the QP before it left the table are done. */
 	synchronize_rcu();
 	/* No engine makes new packets, so no new references... */

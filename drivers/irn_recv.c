@@ -24,6 +24,7 @@
 #include "irn_hdr.h"
 #include "irn_icrc.h"
 #include "irn_engine.h"
+#include "irn_mcast.h"
 #include "irn_qp.h"
 #include "irn_recv.h"
 
@@ -129,20 +130,84 @@ static bool source_ok(const struct irn_qp *qp, const struct sk_buff *skb)
 	return ipv6_addr_equal(&saddr, &qp->av.daddr);
 }
 
+static bool qp_takes(const struct irn_qp *qp, struct sk_buff *skb)
+{
+	const struct irn_pkt *pkt = irn_skb_pkt(skb);
+	enum ib_qp_state state = irn_qp_state(qp);
+
+	return class_matches(qp, pkt->opcode) && source_ok(qp, skb) &&
+	       (state == IB_QPS_RTR || state == IB_QPS_RTS ||
+		state == IB_QPS_SQD) &&
+	       !((pkt->flags & IRN_OP_RESP) && state == IB_QPS_RTR);
+}
+
+/* The group a packet is addressed to, as a GID. */
+static void skb_mgid(const struct sk_buff *skb, union ib_gid *mgid)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)mgid->raw);
+	else
+		memcpy(mgid->raw, &ipv6_hdr(skb)->daddr, sizeof(mgid->raw));
+}
+
+static bool skb_is_mcast(const struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return ipv4_is_multicast(ip_hdr(skb)->daddr);
+	return ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
+}
+
+/*
+ * A UD send to the multicast QPN: a copy for every QP of the device
+ * attached to the destination group.  Counted as dropped only if no QP
+ * took it.
+ */
+static enum irn_counter dispatch_mcast(struct irn_dev *dev,
+				       struct sk_buff *skb)
+{
+	u32 qpns[IRN_MCAST_QP_MAX];
+	struct sk_buff *copy;
+	unsigned int i, n;
+	union ib_gid mgid;
+	struct irn_qp *qp;
+	bool taken = false;
+
+	if (!skb_is_mcast(skb) ||
+	    (irn_skb_pkt(skb)->opcode >> 5) != IRN_CLASS_UD)
+		return IRN_CNT_DROP_BAD_QP;
+	skb_mgid(skb, &mgid);
+	n = irn_mcast_qpns(dev, &mgid, qpns);
+	for (i = 0; i < n; i++) {
+		qp = irn_qp_lookup(dev, qpns[i]);
+		if (!qp)
+			continue;
+		if (qp_takes(qp, skb)) {
+			copy = skb_clone(skb, GFP_ATOMIC);
+			if (copy) {
+				irn_resp_queue(qp, copy);
+				taken = true;
+			}
+		}
+		irn_qp_put(qp);
+	}
+	if (!taken)
+		return IRN_CNT_DROP_UNKNOWN_QPN;
+	consume_skb(skb);
+	return IRN_NUM_COUNTERS;
+}
+
 static enum irn_counter dispatch(struct irn_dev *dev, struct sk_buff *skb)
 {
 	struct irn_pkt *pkt = irn_skb_pkt(skb);
-	enum ib_qp_state state;
 	struct irn_qp *qp;
 
+	if (pkt->qpn == IB_MULTICAST_QPN)
+		return dispatch_mcast(dev, skb);
 	qp = irn_qp_lookup(dev, pkt->qpn);
 	if (!qp)
 		return IRN_CNT_DROP_UNKNOWN_QPN;
-	state = irn_qp_state(qp);
-	if (!class_matches(qp, pkt->opcode) || !source_ok(qp, skb) ||
-	    (state != IB_QPS_RTR && state != IB_QPS_RTS &&
-	     state != IB_QPS_SQD) ||
-	    ((pkt->flags & IRN_OP_RESP) && state == IB_QPS_RTR)) {
+	if (!qp_takes(qp, skb)) {
 		irn_qp_put(qp);
 		return IRN_CNT_DROP_BAD_QP;
 	}

@@ -16,6 +16,7 @@
 #include "irn_counters.h"
 #include "irn_cq.h"
 #include "irn_dev.h"
+#include "irn_mcast.h"
 #include "irn_mr.h"
 #include "irn_qp.h"
 #include "irn_qp_verbs.h"
@@ -75,6 +76,9 @@ void irn_verbs_init_attr(struct irn_dev *dev)
 	attr->max_qp_init_rd_atom = IRN_MAX_RD_ATOMIC;
 	attr->max_res_rd_atom = IRN_MAX_RD_ATOMIC * IRN_MAX_QP;
 	attr->max_fast_reg_page_list_len = IRN_MAX_FAST_REG_PAGES;
+	attr->max_mcast_grp = IRN_MCAST_GRP_MAX;
+	attr->max_mcast_qp_attach = IRN_MCAST_QP_MAX;
+	attr->max_total_mcast_qp_attach = IRN_MCAST_GRP_MAX * IRN_MCAST_QP_MAX;
 	attr->max_srq = IRN_MAX_SRQ;
 	attr->max_srq_wr = IRN_MAX_SRQ_WR;
 	attr->max_srq_sge = IRN_MAX_SRQ_SGE;
@@ -290,6 +294,7 @@ const struct ib_device_ops irn_verbs_ops = {
 	.alloc_mw		= irn_mw_alloc,
 	.alloc_pd		= irn_alloc_pd,
 	.alloc_ucontext		= irn_alloc_ucontext,
+	.attach_mcast		= irn_mcast_attach,
 	.create_ah		= irn_ah_create,
 	.create_cq		= irn_cq_create,
 	.create_qp		= irn_qp_create,
@@ -303,6 +308,7 @@ const struct ib_device_ops irn_verbs_ops = {
 	.destroy_cq		= irn_cq_destroy,
 	.destroy_qp		= irn_qp_destroy,
 	.destroy_srq		= irn_srq_destroy,
+	.detach_mcast		= irn_mcast_detach,
 	.get_dma_mr		= irn_mr_get_dma,
 	.get_hw_stats		= irn_counters_get_hw_stats,
 	.get_link_layer		= irn_get_link_layer,

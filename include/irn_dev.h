@@ -6,6 +6,7 @@
 #define _IRN_DEV_H
 
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
@@ -75,6 +76,9 @@ struct irn_tunables {
  *	   cache), 0 before any has moved it
  * @reord: a QP of this device saw its path reorder; new QPs start
  *	   knowing it, and wait a reordering window from their first loss
+ * @mcast_lock: serialises changes to @mcgs (irn_mcast.c)
+ * @mcgs: UD multicast groups with attached QPs; RCU-safe lookups
+ * @n_mcgs: how many
  * @debugfs: the device's debugfs directory
  * @list: on the module's device list, protected by irn_devices_lock
  */
@@ -96,6 +100,9 @@ struct irn_dev {
 	struct irn_tunables	tun;
 	u32			reo_q;
 	bool			reord;
+	struct mutex		mcast_lock;	/* see above */
+	struct list_head	mcgs;
+	unsigned int		n_mcgs;
 	struct dentry		*debugfs;
 	struct list_head	list;
 };

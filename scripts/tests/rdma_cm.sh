@@ -14,6 +14,9 @@
 #   ucmatose -c 4 -S 1000   4 connections
 #   udaddy                  UD QPs resolved through rdma_cm
 #   ib_write_bw -R          perftest with rdma_cm connection setup
+#   mckey                   UD multicast: guest b joins an IPv4 group
+#                           and receives every one of 20 messages guest
+#                           a sends to it
 #
 # With IRN_DRIVER=rxe the same runs against stock rdma_rxe.
 set -euo pipefail
@@ -21,7 +24,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 irn_init
 irn_require_shared
-irn_require_cmd rping ucmatose udaddy ib_write_bw
+irn_require_cmd rping ucmatose udaddy ib_write_bw mckey ip
 
 irn_dev_up
 irn_barrier devs-up
@@ -47,4 +50,14 @@ irn_case "udaddy" b 60 cm:7174 \
 irn_case "ib_write_bw -R -n 100" b 90 cm \
 	"ib_write_bw -d $IRN_DEV -x $IRN_GIDX -p \$PORT -F -R -n 100" \
 	"ib_write_bw -d $IRN_DEV -x $IRN_GIDX -p \$PORT -F -R -n 100 $SRV" irn_check_bw
+# mckey's receiver exits 0 once it has all its messages; one lost
+# message (UD) would hang it into the case's timeout
+check_mckey_recv()
+{
+	grep -q "data transfers complete" "$1" ||
+		{ echo "receiver did not get all its messages"; return 1; }
+}
+irn_case "mckey IPv4" b 60 mcast:239.77.0.1 \
+	"stdbuf -oL mckey -m 239.77.0.1 -b $SRV -C 20" \
+	"mckey -m 239.77.0.1 -b $IRN_SELF_IP -s -C 20" "" check_mckey_recv
 irn_cases_finish
