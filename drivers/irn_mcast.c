@@ -140,7 +140,10 @@ static int find_qpn(const struct irn_mcg *g, u32 qpn)
 
 /*
  * Remove @qpn from @g: publishes a smaller copy, or drops the group (and
- * the netdev's membership) with its last QP.
+ * the netdev's membership) with its last QP.  Without memory for the copy
+ * the number is removed in place, so that a detach never fails: a packet
+ * received meanwhile may then miss, or reach twice, the QP moved into
+ * the hole, which UD allows.
  */
 static int remove_qpn(struct irn_dev *dev, struct irn_mcg *g, u32 qpn)
 {
@@ -152,8 +155,11 @@ static int remove_qpn(struct irn_dev *dev, struct irn_mcg *g, u32 qpn)
 		return -EINVAL;
 	if (g->nqps > 1) {
 		new = kmemdup(g, sizeof(*g), GFP_KERNEL);
-		if (!new)
-			return -ENOMEM;
+		if (!new) {
+			WRITE_ONCE(g->qpn[i], g->qpn[g->nqps - 1]);
+			WRITE_ONCE(g->nqps, g->nqps - 1);
+			return 0;
+		}
 		new->qpn[i] = new->qpn[--new->nqps];
 	}
 	replace_mcg(dev, g, new);
@@ -249,7 +255,7 @@ out_unlock:
  * @mlid: unused on RoCE
  *
  * Context: process context, may sleep; takes RTNL.
- * Return: 0, -EINVAL if @ibqp is not attached to @mgid, or -ENOMEM.
+ * Return: 0, or -EINVAL if @ibqp is not attached to @mgid.
  */
 int irn_mcast_detach(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
 {
@@ -272,9 +278,7 @@ int irn_mcast_detach(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
  *
  * The RDMA core detaches user QPs before destroying them; a kernel
  * consumer might not, and a later QP with the same number must not
- * inherit the attachments.  Removal of a group's last QP needs no
- * memory; a smaller copy that cannot be allocated leaves the number in
- * the group, harmless since lookups by it fail.
+ * inherit the attachments.
  *
  * Context: process context, may sleep; takes RTNL.
  */
@@ -309,7 +313,7 @@ unsigned int irn_mcast_qpns(struct irn_dev *dev, const union ib_gid *mgid,
 	rcu_read_lock();
 	g = find_mcg(dev, mgid);
 	if (g) {
-		n = g->nqps;
+		n = min_t(unsigned int, READ_ONCE(g->nqps), IRN_MCAST_QP_MAX);
 		memcpy(qpns, g->qpn, n * sizeof(*qpns));
 	}
 	rcu_read_unlock();
