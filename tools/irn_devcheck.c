@@ -4,8 +4,9 @@
  *
  * Opens a device by name and walks through: query device, query port 1,
  * read the GID table, PD, CQ (plain and extended), poll, a CQ bound to a
- * completion channel with ibv_req_notify_cq(), ibv_resize_cq(), then
- * destroys everything in reverse order.  Prints "ok STEP" or
+ * completion channel with ibv_req_notify_cq(), ibv_resize_cq(), the
+ * multicast attach and detach rules of UD QPs, then destroys everything
+ * in reverse order.  Prints "ok STEP" or
  * "FAIL STEP: errno (strerror)" per step and exits 1 if any step failed
  * that was not named with --allow-fail.
  */
@@ -472,6 +473,106 @@ destroy_srq:
 		step_ok("destroy_srq");
 }
 
+static struct ibv_qp *create_qp(struct devcheck *dc, enum ibv_qp_type type)
+{
+	struct ibv_qp_init_attr attr = {
+		.send_cq = dc->cq,
+		.recv_cq = dc->cq,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = type,
+	};
+
+	return ibv_create_qp(dc->pd, &attr);
+}
+
+/* ibv_attach_mcast() and ibv_detach_mcast(): 0 or a positive errno */
+static int mcast_ret(int ret)
+{
+	return ret > 0 ? ret : ret ? errno_or_eio() : 0;
+}
+
+static void mcast_expect(struct devcheck *dc, const char *step, int ret,
+			 int want)
+{
+	ret = mcast_ret(ret);
+	if (ret == want)
+		step_ok(step);
+	else
+		step_fail_msg(dc, step, "returned %d (%s), expected %d (%s)",
+			      ret, strerror(ret), want, strerror(want));
+}
+
+/*
+ * UD multicast rules: a UD QP attaches to a multicast GID (again: no
+ * change) and detaches once; a unicast GID, an RC QP and one QP more
+ * than max_mcast_qp_attach are refused, and so is destroying a QP that
+ * is still attached.
+ */
+static void mcast_rules(struct devcheck *dc)
+{
+	union ibv_gid group = { .raw = { [10] = 0xff, [11] = 0xff,
+					 239, 77, 0, 9 } };
+	union ibv_gid unicast = { .raw = { [10] = 0xff, [11] = 0xff,
+					   10, 77, 0, 9 } };
+	int n = dc->dattr.max_mcast_qp_attach, i, ret = 0;
+	struct ibv_qp *ud[64] = {}, *rc;
+
+	if (!dc->pd || !dc->cq || !n || n >= 64) {
+		step_skip("mcast", "no PD or CQ, or max_mcast_qp_attach 0 or >= 64");
+		return;
+	}
+	for (i = 0; i <= n; i++) {
+		ud[i] = create_qp(dc, IBV_QPT_UD);
+		if (!ud[i]) {
+			step_fail(dc, "mcast_create_ud_qp", errno_or_eio());
+			goto out_destroy;
+		}
+	}
+	mcast_expect(dc, "mcast_attach", ibv_attach_mcast(ud[0], &group, 0), 0);
+	mcast_expect(dc, "mcast_attach_again",
+		     ibv_attach_mcast(ud[0], &group, 0), 0);
+	mcast_expect(dc, "mcast_attach_unicast",
+		     ibv_attach_mcast(ud[1], &unicast, 0), EINVAL);
+	for (i = 1; i < n && !ret; i++)
+		ret = mcast_ret(ibv_attach_mcast(ud[i], &group, 0));
+	if (ret)
+		step_fail(dc, "mcast_attach_up_to_limit", ret);
+	else
+		step_ok("mcast_attach_up_to_limit");
+	mcast_expect(dc, "mcast_attach_over_limit",
+		     ibv_attach_mcast(ud[n], &group, 0), ENOMEM);
+	mcast_expect(dc, "mcast_detach", ibv_detach_mcast(ud[0], &group, 0), 0);
+	mcast_expect(dc, "mcast_detach_again",
+		     ibv_detach_mcast(ud[0], &group, 0), EINVAL);
+	mcast_expect(dc, "mcast_attach_after_detach",
+		     ibv_attach_mcast(ud[n], &group, 0), 0);
+	rc = create_qp(dc, IBV_QPT_RC);
+	if (rc) {
+		mcast_expect(dc, "mcast_attach_rc",
+			     ibv_attach_mcast(rc, &group, 0), EINVAL);
+		ibv_destroy_qp(rc);
+	} else {
+		step_fail(dc, "mcast_create_rc_qp", errno_or_eio());
+	}
+	/* uverbs keeps an attached QP from being destroyed */
+	ret = ibv_destroy_qp(ud[1]);
+	if (!ret)
+		ud[1] = NULL;
+	mcast_expect(dc, "mcast_destroy_attached", ret, EBUSY);
+	for (i = 1, ret = 0; i <= n && !ret; i++)
+		if (ud[i])
+			ret = mcast_ret(ibv_detach_mcast(ud[i], &group, 0));
+	if (ret)
+		step_fail(dc, "mcast_detach_all", ret);
+	else
+		step_ok("mcast_detach_all");
+out_destroy:
+	for (i = 0; i <= n; i++)
+		if (ud[i] && ibv_destroy_qp(ud[i]))
+			step_fail(dc, "mcast_destroy_qp", errno_or_eio());
+}
+
 static void destroy_all(struct devcheck *dc)
 {
 	int ret;
@@ -603,6 +704,7 @@ int main(int argc, char **argv)
 		create_objects(&dc);
 		notify_and_resize(&dc);
 		srq_last_wqe(&dc);
+		mcast_rules(&dc);
 	}
 	destroy_all(&dc);
 

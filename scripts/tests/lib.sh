@@ -465,7 +465,7 @@ _irn_case_ready()
 	cm:*) rdma resource show cm_id 2>/dev/null | grep -q "LISTEN.*:${1#cm:}\b" ;;
 	# the netdev has joined multicast group ADDR
 	mcast:*) ip maddr show dev "$IRN_NETDEV" 2>/dev/null |
-		grep -qE "inet +${1#mcast:}( |$)" ;;
+		grep -qE "inet6? +${1#mcast:}( |$)" ;;
 	*) return 0 ;;
 	esac
 }

@@ -16,7 +16,8 @@
 #   ib_write_bw -R          perftest with rdma_cm connection setup
 #   mckey                   UD multicast: guest b joins an IPv4 group
 #                           and receives every one of 20 messages guest
-#                           a sends to it
+#                           a sends to it (rdma_cm refuses to join an
+#                           IPv6 group from a link-local address)
 #
 # With IRN_DRIVER=rxe the same runs against stock rdma_rxe.
 set -euo pipefail
