@@ -162,9 +162,10 @@ static int remove_qpn(struct irn_dev *dev, struct irn_mcg *g, u32 qpn)
 		}
 		new->qpn[i] = new->qpn[--new->nqps];
 	}
-	replace_mcg(dev, g, new);
+	/* before the group is unpublished: @g may be freed after that */
 	if (!new)
 		netdev_membership(dev, &g->mgid, false);
+	replace_mcg(dev, g, new);
 	return 0;
 }
 
@@ -194,8 +195,8 @@ void irn_mcast_cleanup(struct irn_dev *dev)
 	mutex_lock(&dev->mcast_lock);
 	WARN_ON(!list_empty(&dev->mcgs));
 	list_for_each_entry_safe(g, tmp, &dev->mcgs, list) {
-		replace_mcg(dev, g, NULL);
 		netdev_membership(dev, &g->mgid, false);
+		replace_mcg(dev, g, NULL);
 	}
 	mutex_unlock(&dev->mcast_lock);
 	mutex_destroy(&dev->mcast_lock);
