@@ -3,10 +3,10 @@
 # irn-test: guests=2 timeout=900 debug
 #
 # Faults while data moves.  Each phase runs an RDMA WRITE transfer of a
-# fixed size (ib_write_bw -n 1500, 64 KiB messages: ~10 s on the Debian
-# kernel; -n 200 on the debug kernel, 15 to 65 s) from guest a (client) to
-# guest b (server) and, two seconds in, does something unfriendly on
-# guest a:
+# fixed size (ib_write_bw -n 1500, 64 KiB messages: 3 to 10 s on the
+# Debian kernel; -n 200 on the debug kernel, 15 to 65 s), or for rmmod and
+# linkdel of a fixed time, from guest a (client) to guest b (server) and,
+# two seconds in, does something unfriendly on guest a:
 #
 #   carrier   eth0 down for 3 s, then up again
 #   mtu       eth0's MTU cut to 576 (below the QP's packets) for 3 s
@@ -58,7 +58,7 @@ irn_require_shared
 irn_require_cmd ib_write_bw ss timeout pkill
 
 B_IP=10.77.0.2
-# The transfer: 1500 RDMA WRITEs of 64 KiB, ~10 s on the Debian kernel.
+# The transfer: 1500 RDMA WRITEs of 64 KiB, 3 to 10 s on the Debian kernel.
 # The debug kernel (IRN_TIMEOUT_SCALE > 1) receives 200 to 800 packets a
 # second under QEMU TCG, by how many guests share the host's CPUs: it gets
 # 200 (12800 packets), which still runs well past each fault, and its
@@ -67,6 +67,9 @@ SCALE=${IRN_TIMEOUT_SCALE:-1}
 ITERS=${IRN_FAULTS_ITERS:-1500}
 [[ $SCALE -le 1 || -n ${IRN_FAULTS_ITERS:-} ]] || ITERS=200
 LIMIT=$((150 * SCALE))	# the most it may take, fault included
+# rmmod and linkdel check that the client is still running after the
+# fault began: their transfers run for a time rather than a length.
+TIMED=(-D $((10 * SCALE)))
 # The QPs' local ACK timeout: 18 is T = 1.07 s, so a QP fails with
 # RETRY_EXC after 8.6 s without progress.  perftest's default (14, 67 ms
 # and 0.5 s) is shorter than the debug kernel's stalls when two guest
@@ -258,7 +261,9 @@ run_phases()
 	fault_phase kill fault_kill -n 1000000
 	[[ $IRN_ROLE != a ]] || check_released kill "$PHASE_PID"
 
-	fault_phase rmmod fault_rmmod
+	# Fixed in time, not length: the fault must fall inside the transfer
+	# however fast it runs.
+	fault_phase rmmod fault_rmmod "${TIMED[@]}"
 	if [[ $IRN_ROLE == a && $PHASE_RC -ne 0 ]]; then
 		irn_fail "rmmod: the transfer failed (exit $PHASE_RC) after a refused rmmod"
 	fi
@@ -268,7 +273,7 @@ run_phases()
 	if [[ $IRN_ROLE == a ]]; then
 		fault_linkdel_phase
 	else
-		fault_phase_server linkdel
+		fault_phase_server linkdel "${TIMED[@]}"
 	fi
 }
 
@@ -282,7 +287,7 @@ fault_linkdel_phase()
 	irn_get linkdel-ready 60 >/dev/null
 	start=$SECONDS
 	write_bw "$port"
-	timeout -k 5 $LIMIT "${WRITE_BW[@]}" -n "$ITERS" "$B_IP" >"$out" 2>&1 &
+	timeout -k 5 $LIMIT "${WRITE_BW[@]}" "${TIMED[@]}" "$B_IP" >"$out" 2>&1 &
 	cpid=$!
 	sleep 2
 	PHASE_PID=$(client_pid linkdel "$cpid")
