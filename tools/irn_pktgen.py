@@ -330,7 +330,8 @@ def fuzz_packet(rng, targets):
     else:
         qpn = rng.choice((rng.randrange(1 << 24), rng.randrange(2, 64), 1))
         psn = rng.randrange(1 << 24)
-    plen = rng.choice((0, 0, 4, 16, 64, 256, 1024, 1028, 4096, 4100))
+    # 1100 and 1200: beyond the path MTU (1024), within the Ethernet one
+    plen = rng.choice((0, 0, 4, 16, 64, 256, 1024, 1028, 1100, 1200))
     padcnt = rng.randrange(4) if rng.random() < 0.2 else (-plen) % 4
     hdr = bytearray(bth(op, qpn & 0xffffff, psn, se=rng.random() < 0.1,
                         padcnt=padcnt, ackreq=rng.random() < 0.5,
@@ -383,6 +384,9 @@ def do_fuzz(a):
             h, body, kw = fuzz_packet(rng, targets)
             pkt = build(src, a.dst, h, body, ident, **kw)
             ident = ident % 0xfffe + 1
+            # the stack refuses what the link cannot carry (EMSGSIZE)
+            if len(pkt) > a.max_len:
+                continue
             if len(pool) < a.pool:
                 pool.append(pkt)
             else:
@@ -392,12 +396,16 @@ def do_fuzz(a):
         try:
             sock.sendto(pkt, (a.dst, 0))
         except OSError:
-            errors += 1       # ENOBUFS under load: count, go on
+            # ENOBUFS: the device queue is full.  Only packets the stack
+            # took count as sent; pause, then send the next one.
+            errors += 1
+            time.sleep(0.0002)
+            continue
         sent += 1
         if a.pace and sent % a.pace == 0:
             time.sleep(0.001)
     sock.close()
-    print('irn_pktgen: fuzz sent %d packets (%d send errors) to %s in '
+    print('irn_pktgen: fuzz sent %d packets (%d sends refused) to %s in '
           '%.1f s, up to %d live QP targets, seed %d' %
           (sent, errors, a.dst, time.time() - t0, ever, a.seed))
 
@@ -590,6 +598,9 @@ def main():
     p.add_argument('--seed', type=int, default=1, help='for --fuzz')
     p.add_argument('--pool', type=int, default=4096,
                    help='for --fuzz: distinct packets kept (default 4096)')
+    p.add_argument('--max-len', type=int, default=1500, metavar='BYTES',
+                   help='for --fuzz: longest IP packet, the MTU of the '
+                   'link (default 1500)')
     p.add_argument('--pace', type=int, default=0, metavar='K',
                    help='for --fuzz: sleep 1 ms every K packets')
     p.add_argument('-v', '--verbose', action='store_true')
