@@ -11,7 +11,9 @@
 # any report fails the test that caused it (make check-debug). A full run
 # without --debug also runs the tests marked "debug" in their
 # "# irn-test:" header on that kernel, as "debug:NAME" (IRN_CHECK_DEBUG=0
-# skips them); --debug --subset runs just those.
+# skips them); --debug --subset runs just those. Such a run takes KUnit
+# on the debug kernel too, so that it builds one kernel, not two. On the
+# debug kernel any kernel report during KUnit fails kunit:kernel-log.
 #
 # Integration tests are the scripts/tests/*.sh with a "# irn-test:" header;
 # "host" in the header runs one on the host itself (it boots its own
@@ -82,6 +84,18 @@ kunit_results() {
 	done < <("$IRN_ROOT/scripts/ktap.sh" "$file" || true)
 }
 
+# The debug kernel's reports (KASAN, lockdep, UBSAN, ...) while the KUnit
+# suites ran.
+kunit_kernel_log() {
+	local found
+	matches_filter kunit:kernel-log || [[ $FILTER != kunit* ]] || return 0
+	if found=$(irn_scan_kernel_log "$1"); then
+		result FAIL kunit:kernel-log "$(head -n 1 <<<"$found") (log: $1)"
+	else
+		result PASS kunit:kernel-log
+	fi
+}
+
 run_kunit() {
 	local kdir id bdir mods vmrc=0 dir t0
 	t0=$(irn_now)
@@ -105,6 +119,9 @@ run_kunit() {
 		kunit_results "$dir/out/kunit-dmesg.txt"
 	else
 		kunit_results "$dir/console.log"
+	fi
+	if [[ -n $DEBUG && $vmrc == 0 ]]; then
+		kunit_kernel_log "$dir/out/kunit-dmesg.txt"
 	fi
 	case $vmrc in
 	0) ;;
@@ -280,6 +297,11 @@ run_integration() {
 	irn_log "integration stage took $(irn_elapsed "$t0") s"
 }
 
+# A full run without --debug ends with the debug subset.
+debug_subset_follows() {
+	[[ $DO_INTEG == 1 && -z $FILTER && ${IRN_CHECK_DEBUG:-1} == 1 ]]
+}
+
 main() {
 	while [[ $# -gt 0 ]]; do
 		case $1 in
@@ -299,10 +321,16 @@ main() {
 	step_deps
 	RUN=$(irn_run_dir)
 	irn_log "results: $RUN"
-	[[ $DO_KUNIT == 0 ]] || run_kunit
+	if [[ $DO_KUNIT == 1 ]]; then
+		if [[ -z $DEBUG ]] && debug_subset_follows; then
+			# the debug subset builds the debug kernel anyway
+			DEBUG=--debug KUNIT_KERNEL=debug run_kunit
+		else
+			run_kunit
+		fi
+	fi
 	[[ $DO_INTEG == 0 ]] || run_integration
-	if [[ $DO_INTEG == 1 && -z $DEBUG && -z $FILTER &&
-		${IRN_CHECK_DEBUG:-1} == 1 ]]; then
+	if [[ -z $DEBUG ]] && debug_subset_follows; then
 		DEBUG=--debug INTEG_KERNEL=debug TAG=debug: SUBSET=1
 		# one lossy condition is enough to walk IRN's recovery there
 		export IRN_LOSSY_NETEM=${IRN_LOSSY_NETEM:-delay 2ms loss 1%}

@@ -161,6 +161,45 @@ snapshot() {
 	mv "$1.tmp" "$1"
 }
 
+# stuck_report PID: what a run whose timeout(1) PID did not end in time
+# was doing, for
+# the raw folder: where the tool waits, the device's QPs and counters
+# twice 5 s apart, the queues of eth0, and whether the cable still
+# carries anything (ICMP to the peer; a dead cable stops every run).
+stuck_report() {
+	local pid t
+	# the tool, under timeout(1)
+	for pid in $(pgrep -P "$1"); do
+		echo "--- $(date +%T) $(cat "/proc/$pid/comm" 2>&1), still running"
+		for t in /proc/"$pid"/task/*; do
+			echo "--- task ${t##*/} wchan $(cat "$t/wchan" 2>&1)"
+			cat "$t/stack" 2>&1
+		done
+	done
+	echo "--- ping $IRN_PEER_IP"
+	ping -c 5 -i 0.2 -W 1 "$IRN_PEER_IP" 2>&1 | tail -n 2
+	echo "--- ip -s link show eth0"; ip -s link show eth0 2>&1
+	echo "--- tc -s qdisc show dev eth0"; $TC -s qdisc show dev eth0 2>&1
+	[[ $TRANSPORT == tcp ]] && return 0
+	echo "--- rdma statistic"; rdma statistic show link $DEV/1 2>&1
+	cat /sys/kernel/debug/irn/$DEV/qps 2>/dev/null
+	sleep 5
+	echo "--- 5 s later: rdma statistic"; rdma statistic show link $DEV/1 2>&1
+	cat /sys/kernel/debug/irn/$DEV/qps 2>/dev/null
+	echo "--- dmesg"; dmesg | tail -n 20
+}
+
+# watch_run PID FILE: stuck_report PID into FILE if PID still runs 20 s
+# before its timeout; kill the watcher's PID ($!) when PID ends.
+watch_run() {
+	local pid=$1 file=$2 i
+	for ((i = 0; i < RUN_TIMEOUT - 20; i++)); do
+		sleep 1
+		kill -0 "$pid" 2>/dev/null || return 0
+	done
+	stuck_report "$pid" >"$file" 2>&1
+}
+
 # workload_cmd NAME: the command both sides run (client adds the server)
 workload_cmd() {
 	local dev="-d $DEV -F -p $PORT" gid
@@ -248,7 +287,9 @@ run_one() {
 			sleep 0.1
 		done
 		touch "$SHARED/$tag.ready"
+		watch_run "$pid" "$SHARED/$tag.stuck.b" &
 		wait "$pid"
+		kill $! 2>/dev/null
 		snapshot "$SHARED/$tag.after.b"
 		touch "$SHARED/$tag.done.b"
 		barrier "end-$tag" $((RUN_TIMEOUT + 120))
@@ -261,7 +302,11 @@ run_one() {
 	for ((try = 1; try <= 5; try++)); do
 		rc=0
 		# shellcheck disable=SC2086
-		timeout -k 5 "$RUN_TIMEOUT" $cmd "$IRN_PEER_IP" >"$OUT/$tag.client" 2>&1 || rc=$?
+		timeout -k 5 "$RUN_TIMEOUT" $cmd "$IRN_PEER_IP" >"$OUT/$tag.client" 2>&1 &
+		pid=$!
+		watch_run "$pid" "$OUT/$tag.stuck" &
+		wait "$pid" || rc=$?
+		kill $! 2>/dev/null
 		[[ $rc -ne 0 ]] || break
 		grep -Eq "Couldn't connect|Connection refused|unable to connect" "$OUT/$tag.client" || break
 		sleep 1

@@ -42,7 +42,13 @@ bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	$c["status"] == "ok" && $c["bw_MBps"] == "" && $c["lat_p99_us"] == "" { print $c["transport"], $c["condition"], $c["workload"], "no value" }
 	$c["status"] == "ok" && $c["retransmitted_pkts"] == "" { print $c["transport"], $c["condition"], $c["workload"], "no retransmitted_pkts" }' \
 	"$OUT/runs.csv")
-if [[ -z $bad ]]; then ok "every run ok, with values and counters"; else fail "runs: $bad"; fi
+if [[ -z $bad ]]; then
+	ok "every run ok, with values and counters"
+else
+	fail "runs: $bad"
+	# what the runs that hung were doing (scripts/guest/compare.sh)
+	find "$OUT/raw" -name '*.stuck*' -print -exec cat {} \; 2>/dev/null | head -n 300
+fi
 
 # IRN under 5% loss resends something, and the qdisc dropped something
 resent=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
