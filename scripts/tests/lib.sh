@@ -139,12 +139,33 @@ irn_defer()
 	IRN_CLEANUP_CMDS+=("$*")
 }
 
+# irn_trace_irn [LINES]: record irn's tracepoints (recovery, retransmission
+# decisions, rewinds, placement) in a 16 MiB ring buffer from now on; if
+# the test fails, its last LINES lines (default 50000) are kept in
+# $IRN_OUT/trace-tail.txt.  Needs the module loaded; without tracefs or
+# irn's events it does nothing.
+irn_trace_irn()
+{
+	local t=/sys/kernel/tracing
+
+	[[ -d $t/events/irn ]] || mount -t tracefs none $t 2>/dev/null || true
+	[[ -d $t/events/irn ]] || return 0
+	echo 16384 >$t/buffer_size_kb
+	echo 1 >$t/events/irn/enable
+	IRN_TRACE_KEEP=${1:-50000}
+	irn_defer "echo 0 >$t/events/irn/enable"
+}
+
 # Delete every RDMA link of our driver type and unload the module.
 irn_cleanup()
 {
 	local rc=$? i dev
 
 	set +e
+	if [[ $rc -ne 0 && $rc -ne 77 && -n ${IRN_TRACE_KEEP:-} ]]; then
+		tail -n "$IRN_TRACE_KEEP" /sys/kernel/tracing/trace \
+			>"${IRN_OUT:-/tmp}/trace-tail.txt" 2>/dev/null
+	fi
 	# a two-guest peer waiting for this guest should not wait in vain
 	[[ $rc -eq 0 || $rc -eq 77 ]] || irn_abort_peer "exit status $rc"
 	for ((i = ${#IRN_CLEANUP_CMDS[@]} - 1; i >= 0; i--)); do

@@ -48,6 +48,8 @@ irn_defer /usr/sbin/tc qdisc del dev "$IRN_NETDEV" root
 /usr/sbin/tc qdisc add dev "$IRN_NETDEV" root netem $LOSS ||
 	irn_fail "tc qdisc add dev $IRN_NETDEV root netem $LOSS failed"
 irn_dev_up
+# a failed round keeps the tail of irn's recovery decisions
+irn_trace_irn
 irn_barrier devs-up
 
 listening()

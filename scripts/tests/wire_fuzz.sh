@@ -63,13 +63,7 @@ counters()
 	/usr/sbin/tc -s qdisc show dev "$IRN_NETDEV" | grep -m1 dropped
 done) >"$IRN_OUT/qps-history.txt" 2>&1 &
 irn_defer kill $!
-TRACING=/sys/kernel/tracing
-if [[ -d $TRACING/events/irn ]] || mount -t tracefs none $TRACING 2>/dev/null; then
-	echo 16384 >$TRACING/buffer_size_kb
-	echo 1 >$TRACING/events/irn/enable
-	irn_defer sh -c "echo 0 >$TRACING/events/irn/enable"
-	irn_defer "[ -e $IRN_OUT/passed ] || tail -n 50000 $TRACING/trace >$IRN_OUT/trace-tail.txt"
-fi
+irn_trace_irn
 irn_barrier start
 run=0
 stop=0
@@ -139,5 +133,4 @@ else
 fi
 irn_barrier end
 irn_dmesg_check "wire fuzzing"
-: >"$IRN_OUT/passed"
 irn_log "PASS"
