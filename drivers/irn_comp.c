@@ -363,32 +363,52 @@ static bool sacked(const struct sack_view *sv, u32 psn)
 }
 
 /*
+ * The RTT sample of one acknowledgment: from the newest PSN it newly
+ * marks, and none at all if it also newly marks a PSN that was resent.
+ * That is Karn's rule applied to the whole acknowledgment, as RFC 6298
+ * and Linux TCP apply it to a cumulative ACK: the resend may be what
+ * drew it, after the acknowledgments of the PSNs sent once were lost,
+ * and their send times would then measure the recovery, not the path.
+ */
+struct ack_rtt {
+	u64	ns;
+	bool	resent;
+};
+
+static void ack_rtt_take(struct ack_rtt *a, const struct irn_sb *sb,
+			 u32 psn)
+{
+	u64 ns = irn_sb_rtt(sb, psn, sb->now_ns);
+
+	if (ns)
+		a->ns = ns;
+	else if (irn_sb_resent(sb, psn))
+		a->resent = true;
+}
+
+/*
  * Mark delivered the PSNs from @psn to @end, a send's or a write's, that
  * @cum passes or @sv names: the first in turn, the others by @sv's set
  * bits, so that an acknowledgment costs what it acknowledges rather than
- * every PSN in flight.
- * Return: an RTT sample from the newest PSN this newly marked, 0 for none.
+ * every PSN in flight.  Each PSN newly marked goes into @rtt.
  */
-static u64 mark_range(struct irn_sb *sb, u32 psn, u32 end, u32 cum,
-		      const struct sack_view *sv)
+static void mark_range(struct irn_sb *sb, u32 psn, u32 end, u32 cum,
+		       const struct sack_view *sv, struct ack_rtt *rtt)
 {
-	u64 rtt = 0;
 	u32 i, n;
 
 	for (; !irn_psn_after(psn, end) && !irn_psn_after(psn, cum);
 	     psn = irn_psn_add(psn, 1))
 		if (irn_sb_mark(sb, psn))
-			rtt = irn_sb_rtt(sb, psn, sb->now_ns) ?: rtt;
+			ack_rtt_take(rtt, sb, psn);
 	if (!sv || irn_psn_after(psn, end))
-		return rtt;
+		return;
 	/* Bit i is @sv->base + 1 + i; @sv->base is @cum + 1, never named. */
 	i = irn_psn_after(psn, sv->base) ? irn_psn_diff(psn, sv->base) - 1 : 0;
 	n = min_t(u32, irn_psn_diff(end, sv->base), IRN_SACK_BITS);
 	for_each_set_bit_from(i, sv->bits, n)
 		if (irn_sb_mark(sb, irn_psn_add(sv->base, i + 1)))
-			rtt = irn_sb_rtt(sb, irn_psn_add(sv->base, i + 1),
-					 sb->now_ns) ?: rtt;
-	return rtt;
+			ack_rtt_take(rtt, sb, irn_psn_add(sv->base, i + 1));
 }
 
 /*
@@ -396,7 +416,7 @@ static u64 mark_range(struct irn_sb *sb, u32 psn, u32 end, u32 cum,
  * that @sv names.  Reads and atomics are left to their responses; a read
  * or atomic request @sv names is only seen (the responder holds it), and
  * one that @cum passes has been executed, its replies sent.
- * Return: an RTT sample from the newest PSN this newly marked, 0 for none.
+ * Return: the acknowledgment's RTT sample (struct ack_rtt), 0 for none.
  */
 static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 {
@@ -404,8 +424,9 @@ static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 	/* Pairs with the requester's store-release of req.next. */
 	u32 next = smp_load_acquire(&qp->req.next);
 	u32 sent = READ_ONCE(qp->req.psn);
-	u64 rtt = 0, now;
+	struct ack_rtt rtt = {};
 	u32 i, end;
+	u64 now;
 
 	/* irn_sb_mark() compares send times with this time. */
 	irn_qp_sb_clock(qp);
@@ -428,10 +449,10 @@ static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 			continue;
 		end = irn_psn_before(w->last_psn, sent) ? w->last_psn :
 							  irn_psn_add(sent, -1);
-		rtt = mark_range(sb, irn_psn_max(w->first_psn, sb->una), end,
-				 cum, sv) ?: rtt;
+		mark_range(sb, irn_psn_max(w->first_psn, sb->una), end, cum,
+			   sv, &rtt);
 	}
-	return rtt;
+	return rtt.resent ? 0 : rtt.ns;
 }
 
 static void irn_progress(struct irn_qp *qp, u32 psn)

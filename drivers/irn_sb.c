@@ -762,6 +762,20 @@ u64 irn_sb_rtt(const struct irn_sb *sb, u32 psn, u64 now_ns)
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_rtt);
 
 /**
+ * irn_sb_resent() - was a PSN ever resent
+ * @sb: scoreboard
+ * @psn: the PSN, in the scoreboard's window
+ *
+ * Context: under the QP's scoreboard lock.
+ * Return: true if a copy of it went out more than once (see irn_sb_rtt()).
+ */
+bool irn_sb_resent(const struct irn_sb *sb, u32 psn)
+{
+	return tracked(sb, psn) && test_bit(bit(sb, psn), sb->rexmit);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_resent);
+
+/**
  * irn_sb_overtaken() - read responses were overtaken by a later one
  * @sb: scoreboard
  * @from: first PSN of the read

@@ -130,6 +130,7 @@ u32 irn_sb_weight(const struct irn_sb *sb);
 void irn_sb_clock(struct irn_sb *sb, u64 now_ns, u64 reo_ns);
 void irn_sb_sent(struct irn_sb *sb, u32 psn, u64 now_ns);
 u64 irn_sb_rtt(const struct irn_sb *sb, u32 psn, u64 now_ns);
+bool irn_sb_resent(const struct irn_sb *sb, u32 psn);
 void irn_sb_overtaken(struct irn_sb *sb, u32 from, u32 to, u64 now_ns);
 
 #endif /* _IRN_SB_H */

@@ -446,6 +446,12 @@ static void irn_test_sb_mark_semantics(struct kunit *test)
 	irn_sb_mark_resent(&sb, 13, 1);
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 12, 1700), 700ULL);
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 13, 1700), 0ULL);
+	/* what tells an acknowledgment that also covers a resend from one
+	 * without a sample: the completer then takes none from any PSN of it
+	 */
+	KUNIT_EXPECT_FALSE(test, irn_sb_resent(&sb, 12));
+	KUNIT_EXPECT_TRUE(test, irn_sb_resent(&sb, 13));
+	KUNIT_EXPECT_FALSE(test, irn_sb_resent(&sb, 11 + 128));
 	/* ... nor after a timeout opens a new episode: which copy is unknown */
 	irn_sb_rewound(&sb, 14, 15);
 	irn_sb_sent(&sb, 14, 1200);
@@ -453,6 +459,7 @@ static void irn_test_sb_mark_semantics(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 13, 1700), 0ULL);
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 14, 1700), 0ULL);
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 12, 1700), 700ULL);
+	KUNIT_EXPECT_TRUE(test, irn_sb_resent(&sb, 14));
 	irn_sb_free(&sb);
 }
 
