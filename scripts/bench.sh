@@ -9,12 +9,19 @@
 #                    [--workloads "write_bw read_bw send_bw write_lat send_lat"]
 #                    (also atomic_bw: ib_atomic_bw; nvme_randread
 #                    nvme_randwrite: NVMe-oF + fio)
-#                    [--drivers "rxe irn-gbn irn"] [--out DIR]
+#                    [--drivers "rxe irn-gbn irn"] [--rounds N]
+#                    [--out DIR]
 #
 # Drivers: rxe (stock), irn-gbn (irn, standard go-back-N), irn (irn, auto:
 # IRN between two irn devices), irn-sack1 (IRN whose SACKs name one PSN,
 # as the IRN paper's NACK).  Conditions are tc netem arguments, "none"
 # for a clean link; the first is each driver's reference ("% of own").
+# Each driver boots its own pair of guests, and one boot can move a
+# latency by more than the drivers differ; --rounds N instead boots one
+# pair for all of them, where the drivers take turns N times (each loaded
+# for its turn and unloaded after it), and the table shows the median of
+# the N runs (not with the nvme_* workloads, whose target holds the
+# device).
 # BENCH_TRACE=1 in the environment saves irn's tracepoints per run;
 # BENCH_IRN_PARAMS="cap=256" passes module parameters to the irn driver.
 # The guests' cable is a Unix socket; IRN_CABLE=tcp uses QEMU's TCP
@@ -29,11 +36,11 @@ source "$IRN_ROOT/scripts/lib/common.sh"
 # shellcheck source=scripts/lib/build.sh
 source "$IRN_ROOT/scripts/lib/build.sh"
 
-NETEM="" SECONDS_PER=4 DRIVERS="rxe irn-gbn irn" OUT=""
+NETEM="" SECONDS_PER=4 DRIVERS="rxe irn-gbn irn" OUT="" ROUNDS=
 WORKLOADS="write_bw read_bw send_bw write_lat send_lat"
 
 usage() {
-	sed -n '4,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -44,6 +51,7 @@ parse_args() {
 		--seconds) SECONDS_PER=$2; shift ;;
 		--workloads) WORKLOADS=$2; shift ;;
 		--drivers) DRIVERS=$2; shift ;;
+		--rounds) ROUNDS=$2; shift ;;
 		--out) OUT=$2; shift ;;
 		-h | --help) usage 0 ;;
 		*) usage 1 ;;
@@ -52,18 +60,23 @@ parse_args() {
 	done
 }
 
+# run_driver DRIVERS KO [NAME]: one boot of the guest pair for DRIVERS
+# (with ROUNDS, they take turns in it); prints the guests' CSV lines
 run_driver() {
-	local drv=$1 ko=$2
-	"$IRN_ROOT/scripts/vm.sh" --guests 2 --run-dir "$OUT" --name "$drv" \
-		--timeout 1200 --modules "$ko" \
-		--env "BENCH_DRIVER=$drv" --env "BENCH_NETEM=$NETEM" \
+	local drv=$1 ko=$2 name=${3:-$1} limit=1200
+
+	[[ -z $ROUNDS ]] || limit=$((1200 * ROUNDS * $(wc -w <<<"$drv")))
+	"$IRN_ROOT/scripts/vm.sh" --guests 2 --run-dir "$OUT" --name "$name" \
+		--timeout "$limit" --modules "$ko" \
+		--env "BENCH_DRIVER=$drv" --env "BENCH_ROUNDS=${ROUNDS:-1}" \
+		--env "BENCH_NETEM=$NETEM" \
 		--env "BENCH_SECONDS=$SECONDS_PER" \
 		--env "BENCH_WORKLOADS=$WORKLOADS" \
 		--env "BENCH_TRACE=${BENCH_TRACE:-0}" \
 		--env "BENCH_IRN_PARAMS=${BENCH_IRN_PARAMS:-}" \
 		"$IRN_ROOT/scripts/guest/bench.sh" >&2 ||
-		irn_warn "$drv run reported a problem (see $OUT/$drv)"
-	cat "$OUT/$drv/guest-a/out/results.csv" 2>/dev/null || true
+		irn_warn "$name run reported a problem (see $OUT/$name)"
+	cat "$OUT/$name/guest-a/out/results.csv" 2>/dev/null || true
 }
 
 report() {
@@ -73,10 +86,29 @@ report() {
 	  if (!(d in dseen)) { dseen[d] = 1; drv[nd++] = d }
 	  if (!(c in cseen)) { cseen[c] = 1; cond[nc++] = c }
 	  if (!(k in kseen)) { kseen[k] = 1; wl[nk++] = k }
-	  v[d, c, k] = (k ~ /_lat$/) ? $5 : $4; p99[d, c, k] = $6
+	  n = ++runs[d, c, k]
+	  vs[d, c, k, n] = (k ~ /_lat$/) ? $5 : $4; ps[d, c, k, n] = $6
 	  twice[k] = (k ~ /_lat$/ || k ~ /^nvme_/)
-	  retx[d, c, k] = $8; lost[d, c, k] = $9 }
+	  retx[d, c, k] += $8; lost[d, c, k] += $9 }
+	# median of the N runs of one cell (a run that failed counts as 0)
+	function median(a, key, n,    i, j, t, x) {
+		for (i = 1; i <= n; i++)
+			x[i] = a[key, i] + 0
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && x[j - 1] > x[j]; j--) {
+				t = x[j]; x[j] = x[j - 1]; x[j - 1] = t
+			}
+		return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+	}
 	END {
+		for (key in runs) {
+			v[key] = median(vs, key, runs[key])
+			p99[key] = median(ps, key, runs[key])
+			if (runs[key] > maxruns)
+				maxruns = runs[key]
+		}
+		if (maxruns > 1)
+			printf "medians of %d runs per cell; resent/lost summed over them\n", maxruns
 		for (j = 0; j < nc; j++) {
 			printf "\nnetem: %s\n%-18s", cond[j], "workload"
 			for (i = 0; i < nd; i++)
@@ -109,6 +141,11 @@ report() {
 main() {
 	local kdir ko csv d
 	parse_args "$@"
+	if [[ -n $ROUNDS ]]; then
+		[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || irn_die "--rounds must be a positive integer"
+		[[ $WORKLOADS != *nvme_* ]] ||
+			irn_die "--rounds does not take the nvme_* workloads (the NVMe target holds the device between turns)"
+	fi
 	irn_need_root bench
 	"$IRN_ROOT/scripts/deps.sh" --check 2>/dev/null || "$IRN_ROOT/scripts/deps.sh"
 	OUT=${OUT:-$IRN_RESULTS/bench-$(date +%Y%m%d-%H%M%S)}
@@ -119,10 +156,15 @@ main() {
 	csv=$OUT/results.csv
 	: >"$csv"
 	irn_watch_host_start "$OUT"
-	for d in $DRIVERS; do
-		irn_log "bench: $d, netem '${NETEM:-none}'"
-		run_driver "$d" "$ko" >>"$csv"
-	done
+	if [[ -n $ROUNDS ]]; then
+		irn_log "bench: $DRIVERS taking turns $ROUNDS times in one boot, netem '${NETEM:-none}'"
+		run_driver "$DRIVERS" "$ko" interleaved >>"$csv"
+	else
+		for d in $DRIVERS; do
+			irn_log "bench: $d, netem '${NETEM:-none}'"
+			run_driver "$d" "$ko" >>"$csv"
+		done
+	fi
 	printf 'netem: %s\n' "${NETEM:-none}"
 	report "$csv"
 	irn_host_busy_note "$OUT"

@@ -8,7 +8,10 @@
 #   resent_pkts,lost_pkts
 # (resent: the client's retransmitted_pkts counter, irn only; lost: packets
 # netem dropped on both guests during the run).
-# Environment: BENCH_DRIVER (rxe | irn | irn-gbn | irn-sack1), BENCH_NETEM (';'-separated
+# Environment: BENCH_DRIVER (rxe | irn | irn-gbn | irn-sack1, or several
+# of them separated by spaces: with BENCH_ROUNDS=N they take turns, N
+# rounds in this one boot, each driver loaded before its turn and
+# unloaded after it), BENCH_NETEM (';'-separated
 # tc netem arguments, "none" for a clean link), BENCH_WORKLOADS (names
 # below; nvme_randread and nvme_randwrite are NVMe over Fabrics with fio,
 # IOPS in bw_MBps and p99 in lat_p99_us), BENCH_SECONDS; BENCH_TRACE=1 also saves the irn tracepoints of
@@ -19,7 +22,9 @@
 # cable, is the bottleneck.
 set -uo pipefail
 
-drv=${BENCH_DRIVER:?}
+drivers=${BENCH_DRIVER:?}
+rounds=${BENCH_ROUNDS:-1}
+drv=
 netem=${BENCH_NETEM:-}
 secs=${BENCH_SECONDS:-4}
 out=$IRN_GUEST_OUT
@@ -40,6 +45,20 @@ setup_device() {
 		modprobe rdma_irn mode=auto ${BENCH_IRN_PARAMS:-} &&
 			rdma link add dev0 type irn netdev eth0
 	fi
+}
+
+# teardown_device: unload the driver, so that another can take the port
+teardown_device() {
+	local m=rdma_irn n
+
+	[[ $drv == rxe ]] && m=rdma_rxe
+	rdma link delete dev0
+	for n in $(seq 50); do
+		rmmod "$m" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	echo "cannot unload $m" >&2
+	return 1
 }
 
 # setup_netem COND: the link's conditions for the next runs
@@ -233,8 +252,11 @@ run_one() {
 		>>"$out/results.csv"
 }
 
-main() {
-	local gid w cond i=0 conds
+# one driver's turn: every condition and every workload; TAG names its
+# files ("c1" and so on in a single-driver run)
+turn() {
+	local tag=$1 gid w cond i=0 conds
+
 	setup_device || { echo "cannot create the $drv device" >&2; exit 1; }
 	gid=$(gid_index)
 	IFS=';' read -r -a conds <<<"${netem:-none}"
@@ -242,10 +264,22 @@ main() {
 		i=$((i + 1))
 		setup_netem "$cond" || { echo "cannot set netem '$cond'" >&2; exit 1; }
 		for w in ${BENCH_WORKLOADS:-write_bw read_bw send_bw write_lat send_lat}; do
-			run_one "$w" "$gid" "$cond" "c$i"
+			run_one "$w" "$gid" "$cond" "${tag}c$i"
 		done
 	done
-	rdma statistic show link dev0/1 >"$out/counters.txt" 2>&1
+	rdma statistic show link dev0/1 >"$out/${tag}counters.txt" 2>&1
+}
+
+main() {
+	local r tag=''
+
+	for ((r = 1; r <= rounds; r++)); do
+		for drv in $drivers; do
+			[[ $rounds == 1 && $drv == "$drivers" ]] || tag=r$r-$drv-
+			turn "$tag"
+			[[ $tag == '' ]] || teardown_device || exit 1
+		done
+	done
 	barrier "done"
 	return 0
 }
