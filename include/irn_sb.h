@@ -58,6 +58,8 @@
  * @in_recovery: an episode is running
  * @timed_out: the running episode began with a timeout, whose resends
  *	       may be needless without any reordering (a late ACK)
+ * @blind_rto: a timeout of the running episode fired with nothing after
+ *	       @una delivered (see irn_sb_timeout())
  * @reordered: a PSN was acknowledged after a later one without being
  *	       resent, since irn_sb_take_reordered() last looked
  * @reordered_psn: the latest such PSN (for the irn_reordering tracepoint)
@@ -90,6 +92,7 @@ struct irn_sb {
 	u32		recover;
 	bool		in_recovery;
 	bool		timed_out;
+	bool		blind_rto;
 	bool		reordered;
 	u32		reordered_psn;
 	u32		sacked;

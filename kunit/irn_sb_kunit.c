@@ -76,6 +76,21 @@ static const struct sb_script scripts[] = {
 		{ LOST, 0 }, { LOST, 1 }, { NONE }, { ISLOST, 3, 0 } } },
 	{ "timeout_resends_una_without_news", {
 		{ TIMEOUT, 8 }, { LOST, 0 }, { NONE } } },
+	/* una's resend came back alone: what was sent before it is lost */
+	{ "second_blind_timeout_resends_all", {
+		{ TIMEOUT, 8 }, { LOST, 0 }, { NONE }, { MARK, 0 },
+		{ ADVANCE, 1 }, { INREC, 0, 1 }, { TIMEOUT, 8 }, { LOST, 1 },
+		{ LOST, 2 }, { LOST, 3 }, { LOST, 4 }, { LOST, 5 }, { LOST, 6 },
+		{ LOST, 7 }, { NONE } } },
+	/* a spurious timeout ends with its episode: the next is blind anew */
+	{ "blind_timeout_forgotten_after_episode", {
+		{ TIMEOUT, 8 }, { LOST, 0 }, { MARK, 0 }, { ADVANCE, 8 },
+		{ INREC, 0, 0 }, { TIMEOUT, 16 }, { LOST, 8 }, { NONE } } },
+	/* news after una in between: the holes below it, as usual */
+	{ "blind_then_sacked_timeout", {
+		{ TIMEOUT, 8 }, { LOST, 0 }, { MARK, 0 }, { ADVANCE, 1 },
+		{ MARK, 3 }, { TIMEOUT, 8 }, { LOST, 1 }, { LOST, 2 },
+		{ NONE } } },
 	{ "timeout_resends_whole_tail", {
 		{ MARK, 1 }, { TIMEOUT, 3 }, { LOST, 0 }, { LOST, 2 },
 		{ NONE } } },
