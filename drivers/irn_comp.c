@@ -577,6 +577,10 @@ static void spurious_timeout(struct irn_qp *qp, u32 psn)
 				 ktime_get_ns() - qp->comp.rto_fired_ns);
 	qp->comp.rto_spent_ns = 0;
 	qp->comp.backoff = 0;
+	/* Nor is the next blind timeout a second one (irn_sb_timeout()). */
+	spin_lock_bh(&qp->irn.sb_lock);
+	qp->irn.sb.blind_rto = false;
+	spin_unlock_bh(&qp->irn.sb_lock);
 }
 
 /*
@@ -668,10 +672,13 @@ static void irn_deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 	dup = irn_sb_test(&qp->irn.sb, psn);
 	/*
 	 * The first response of a read, not overtaken by a later one (which
-	 * would have restamped it), is a round trip from the request.
+	 * would have restamped it), is a round trip from the request; but
+	 * not during an episode, where the responder may have held the read
+	 * behind a hole until the hole's resend came.
 	 */
 	if (!dup && psn == w->first_psn && w->opcode == IB_WR_RDMA_READ &&
-	    !irn_psn_after(qp->irn.sb.stamp_from, psn))
+	    !irn_psn_after(qp->irn.sb.stamp_from, psn) &&
+	    !qp->irn.sb.in_recovery)
 		rtt = irn_sb_rtt(&qp->irn.sb, psn, ktime_get_ns());
 	spin_unlock_bh(&qp->irn.sb_lock);
 	if (dup)

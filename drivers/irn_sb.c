@@ -662,11 +662,13 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_rewound);
  *
  * With nothing after una delivered the first such "blind" timeout of an
  * episode resends una alone: the timeout may be spurious.  A second one
- * before the episode ends finds una's resend delivered and still nothing
- * after it, although all of it was sent earlier: everything in flight is
- * lost.  Without that rule the PSNs of a tail lost whole came back one per
- * timeout, for RACK leaves PSNs never resent to the duplicate threshold
- * (on the debug kernel, 80 PSNs of one QP took 17 s each).
+ * before the episode ends, with una past where it was (its resend was
+ * delivered) and still nothing after it although all of it was sent
+ * earlier, finds everything in flight lost.  If una has not moved, its
+ * resend is what was lost (or the peer is away), and una goes alone
+ * again.  Without that rule the PSNs of a tail lost whole came back one
+ * per timeout, for RACK leaves PSNs never resent to the duplicate
+ * threshold (on the debug kernel, 80 PSNs of one QP took 17 s each).
  *
  * Until the next episode @sb->timed_out says the resends may be needless
  * for another reason than reordering: a path slower than the timeout.
@@ -682,11 +684,13 @@ void irn_sb_timeout(struct irn_sb *sb, u32 nxt)
 		sb->lost_until = nxt;
 	else if (!blind)
 		sb->lost_until = sb->high;
-	else if (sb->in_recovery && sb->blind_rto)
+	else if (sb->in_recovery && sb->blind_rto &&
+		 irn_psn_after(sb->una, sb->blind_una))
 		sb->lost_until = nxt;
 	else
 		sb->lost_until = irn_psn_add(sb->una, 1);
 	sb->blind_rto = blind;
+	sb->blind_una = sb->una;
 	sb->cursor = sb->una;
 	sb->in_recovery = true;
 	sb->timed_out = true;

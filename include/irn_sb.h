@@ -60,6 +60,7 @@
  *	       may be needless without any reordering (a late ACK)
  * @blind_rto: a timeout of the running episode fired with nothing after
  *	       @una delivered (see irn_sb_timeout())
+ * @blind_una: @una at that timeout
  * @reordered: a PSN was acknowledged after a later one without being
  *	       resent, since irn_sb_take_reordered() last looked
  * @reordered_psn: the latest such PSN (for the irn_reordering tracepoint)
@@ -93,6 +94,7 @@ struct irn_sb {
 	bool		in_recovery;
 	bool		timed_out;
 	bool		blind_rto;
+	u32		blind_una;
 	bool		reordered;
 	u32		reordered_psn;
 	u32		sacked;

@@ -82,6 +82,10 @@ static const struct sb_script scripts[] = {
 		{ ADVANCE, 1 }, { INREC, 0, 1 }, { TIMEOUT, 8 }, { LOST, 1 },
 		{ LOST, 2 }, { LOST, 3 }, { LOST, 4 }, { LOST, 5 }, { LOST, 6 },
 		{ LOST, 7 }, { NONE } } },
+	/* una's resend lost too: una alone again, not the whole flight */
+	{ "blind_timeout_after_lost_resend", {
+		{ TIMEOUT, 8 }, { LOST, 0 }, { NONE }, { TIMEOUT, 8 },
+		{ LOST, 0 }, { NONE } } },
 	/* a spurious timeout ends with its episode: the next is blind anew */
 	{ "blind_timeout_forgotten_after_episode", {
 		{ TIMEOUT, 8 }, { LOST, 0 }, { MARK, 0 }, { ADVANCE, 8 },
