@@ -363,52 +363,32 @@ static bool sacked(const struct sack_view *sv, u32 psn)
 }
 
 /*
- * The RTT sample of one acknowledgment: from the newest PSN it newly
- * marks, and none at all if it also newly marks a PSN that was resent.
- * That is Karn's rule applied to the whole acknowledgment, as RFC 6298
- * and Linux TCP apply it to a cumulative ACK: the resend may be what
- * drew it, after the acknowledgments of the PSNs sent once were lost,
- * and their send times would then measure the recovery, not the path.
- */
-struct ack_rtt {
-	u64	ns;
-	bool	resent;
-};
-
-static void ack_rtt_take(struct ack_rtt *a, const struct irn_sb *sb,
-			 u32 psn)
-{
-	u64 ns = irn_sb_rtt(sb, psn, sb->now_ns);
-
-	if (ns)
-		a->ns = ns;
-	else if (irn_sb_resent(sb, psn))
-		a->resent = true;
-}
-
-/*
  * Mark delivered the PSNs from @psn to @end, a send's or a write's, that
  * @cum passes or @sv names: the first in turn, the others by @sv's set
  * bits, so that an acknowledgment costs what it acknowledges rather than
- * every PSN in flight.  Each PSN newly marked goes into @rtt.
+ * every PSN in flight.
+ * Return: an RTT sample from the newest PSN this newly marked, 0 for none.
  */
-static void mark_range(struct irn_sb *sb, u32 psn, u32 end, u32 cum,
-		       const struct sack_view *sv, struct ack_rtt *rtt)
+static u64 mark_range(struct irn_sb *sb, u32 psn, u32 end, u32 cum,
+		      const struct sack_view *sv)
 {
+	u64 rtt = 0;
 	u32 i, n;
 
 	for (; !irn_psn_after(psn, end) && !irn_psn_after(psn, cum);
 	     psn = irn_psn_add(psn, 1))
 		if (irn_sb_mark(sb, psn))
-			ack_rtt_take(rtt, sb, psn);
+			rtt = irn_sb_rtt(sb, psn, sb->now_ns) ?: rtt;
 	if (!sv || irn_psn_after(psn, end))
-		return;
+		return rtt;
 	/* Bit i is @sv->base + 1 + i; @sv->base is @cum + 1, never named. */
 	i = irn_psn_after(psn, sv->base) ? irn_psn_diff(psn, sv->base) - 1 : 0;
 	n = min_t(u32, irn_psn_diff(end, sv->base), IRN_SACK_BITS);
 	for_each_set_bit_from(i, sv->bits, n)
 		if (irn_sb_mark(sb, irn_psn_add(sv->base, i + 1)))
-			ack_rtt_take(rtt, sb, irn_psn_add(sv->base, i + 1));
+			rtt = irn_sb_rtt(sb, irn_psn_add(sv->base, i + 1),
+					 sb->now_ns) ?: rtt;
+	return rtt;
 }
 
 /*
@@ -416,7 +396,7 @@ static void mark_range(struct irn_sb *sb, u32 psn, u32 end, u32 cum,
  * that @sv names.  Reads and atomics are left to their responses; a read
  * or atomic request @sv names is only seen (the responder holds it), and
  * one that @cum passes has been executed, its replies sent.
- * Return: the acknowledgment's RTT sample (struct ack_rtt), 0 for none.
+ * Return: an RTT sample from the newest PSN this newly marked, 0 for none.
  */
 static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 {
@@ -424,9 +404,8 @@ static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 	/* Pairs with the requester's store-release of req.next. */
 	u32 next = smp_load_acquire(&qp->req.next);
 	u32 sent = READ_ONCE(qp->req.psn);
-	struct ack_rtt rtt = {};
+	u64 rtt = 0, now;
 	u32 i, end;
-	u64 now;
 
 	/* irn_sb_mark() compares send times with this time. */
 	irn_qp_sb_clock(qp);
@@ -449,10 +428,10 @@ static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 			continue;
 		end = irn_psn_before(w->last_psn, sent) ? w->last_psn :
 							  irn_psn_add(sent, -1);
-		mark_range(sb, irn_psn_max(w->first_psn, sb->una), end, cum,
-			   sv, &rtt);
+		rtt = mark_range(sb, irn_psn_max(w->first_psn, sb->una), end,
+				 cum, sv) ?: rtt;
 	}
-	return rtt.resent ? 0 : rtt.ns;
+	return rtt;
 }
 
 static void irn_progress(struct irn_qp *qp, u32 psn)
@@ -577,10 +556,6 @@ static void spurious_timeout(struct irn_qp *qp, u32 psn)
 				 ktime_get_ns() - qp->comp.rto_fired_ns);
 	qp->comp.rto_spent_ns = 0;
 	qp->comp.backoff = 0;
-	/* Nor is the next blind timeout a second one (irn_sb_timeout()). */
-	spin_lock_bh(&qp->irn.sb_lock);
-	qp->irn.sb.blind_rto = false;
-	spin_unlock_bh(&qp->irn.sb_lock);
 }
 
 /*
@@ -672,13 +647,10 @@ static void irn_deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 	dup = irn_sb_test(&qp->irn.sb, psn);
 	/*
 	 * The first response of a read, not overtaken by a later one (which
-	 * would have restamped it), is a round trip from the request; but
-	 * not during an episode, where the responder may have held the read
-	 * behind a hole until the hole's resend came.
+	 * would have restamped it), is a round trip from the request.
 	 */
 	if (!dup && psn == w->first_psn && w->opcode == IB_WR_RDMA_READ &&
-	    !irn_psn_after(qp->irn.sb.stamp_from, psn) &&
-	    !qp->irn.sb.in_recovery)
+	    !irn_psn_after(qp->irn.sb.stamp_from, psn))
 		rtt = irn_sb_rtt(&qp->irn.sb, psn, ktime_get_ns());
 	spin_unlock_bh(&qp->irn.sb_lock);
 	if (dup)

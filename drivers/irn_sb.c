@@ -137,7 +137,6 @@ void irn_sb_reset(struct irn_sb *sb, u32 psn)
 	sb->recover = psn;
 	sb->in_recovery = false;
 	sb->timed_out = false;
-	sb->blind_rto = false;
 	WRITE_ONCE(sb->sacked, 0);
 	sb->rack_ns = 0;
 	sb->min_rtt_ns = 0;
@@ -443,10 +442,8 @@ void irn_sb_advance(struct irn_sb *sb, u32 psn)
 		sb->cursor = sb->una;
 	if (irn_psn_before(sb->stamp_from, sb->una))
 		sb->stamp_from = sb->una;
-	if (sb->in_recovery && !irn_psn_before(sb->una, sb->recover)) {
+	if (sb->in_recovery && !irn_psn_before(sb->una, sb->recover))
 		sb->in_recovery = false;
-		sb->blind_rto = false;
-	}
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_advance);
 
@@ -611,7 +608,6 @@ bool irn_sb_start_recovery(struct irn_sb *sb, u32 nxt)
 		return false;
 	sb->in_recovery = true;
 	sb->timed_out = false;
-	sb->blind_rto = false;
 	sb->recover = nxt;
 	return true;
 }
@@ -658,39 +654,21 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_rewound);
  * resent again.  With IRN_SB_TAIL packets in flight or fewer (a tail, too
  * short for later packets to reveal its losses) all of them are lost;
  * otherwise the oldest and every hole before the highest delivered PSN
- * are, and the rest is left to the acknowledgments that follow.
- *
- * With nothing after una delivered the first such "blind" timeout of an
- * episode resends una alone: the timeout may be spurious.  A second one
- * before the episode ends, with una past where it was (its resend was
- * delivered) and still nothing after it although all of it was sent
- * earlier, finds everything in flight lost.  If una has not moved, its
- * resend is what was lost (or the peer is away), and una goes alone
- * again.  Without that rule the PSNs of a tail lost whole came back one
- * per timeout, for RACK leaves PSNs never resent to the duplicate
- * threshold (on the debug kernel, 80 PSNs of one QP took 17 s each).
- *
- * Until the next episode @sb->timed_out says the resends may be needless
- * for another reason than reordering: a path slower than the timeout.
+ * are, and the rest is left to the acknowledgments that follow.  Until
+ * the next episode @sb->timed_out says the resends may be needless for
+ * another reason than reordering: a path slower than the timeout.
  *
  * Context: the completer, under the QP's scoreboard lock.
  */
 void irn_sb_timeout(struct irn_sb *sb, u32 nxt)
 {
-	bool blind = !irn_psn_after(sb->high, sb->una);
-
 	bitmap_zero(sb->resent, sb->size);
 	if (irn_psn_diff(nxt, sb->una) <= IRN_SB_TAIL)
 		sb->lost_until = nxt;
-	else if (!blind)
+	else if (irn_psn_after(sb->high, sb->una))
 		sb->lost_until = sb->high;
-	else if (sb->in_recovery && sb->blind_rto &&
-		 irn_psn_after(sb->una, sb->blind_una))
-		sb->lost_until = nxt;
 	else
 		sb->lost_until = irn_psn_add(sb->una, 1);
-	sb->blind_rto = blind;
-	sb->blind_una = sb->una;
 	sb->cursor = sb->una;
 	sb->in_recovery = true;
 	sb->timed_out = true;
@@ -782,20 +760,6 @@ u64 irn_sb_rtt(const struct irn_sb *sb, u32 psn, u64 now_ns)
 	return sent && sent < now_ns ? now_ns - sent : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_rtt);
-
-/**
- * irn_sb_resent() - was a PSN ever resent
- * @sb: scoreboard
- * @psn: the PSN, in the scoreboard's window
- *
- * Context: under the QP's scoreboard lock.
- * Return: true if a copy of it went out more than once (see irn_sb_rtt()).
- */
-bool irn_sb_resent(const struct irn_sb *sb, u32 psn)
-{
-	return tracked(sb, psn) && test_bit(bit(sb, psn), sb->rexmit);
-}
-EXPORT_SYMBOL_IF_KUNIT(irn_sb_resent);
 
 /**
  * irn_sb_overtaken() - read responses were overtaken by a later one

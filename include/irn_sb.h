@@ -58,9 +58,6 @@
  * @in_recovery: an episode is running
  * @timed_out: the running episode began with a timeout, whose resends
  *	       may be needless without any reordering (a late ACK)
- * @blind_rto: a timeout of the running episode fired with nothing after
- *	       @una delivered (see irn_sb_timeout())
- * @blind_una: @una at that timeout
  * @reordered: a PSN was acknowledged after a later one without being
  *	       resent, since irn_sb_take_reordered() last looked
  * @reordered_psn: the latest such PSN (for the irn_reordering tracepoint)
@@ -93,8 +90,6 @@ struct irn_sb {
 	u32		recover;
 	bool		in_recovery;
 	bool		timed_out;
-	bool		blind_rto;
-	u32		blind_una;
 	bool		reordered;
 	u32		reordered_psn;
 	u32		sacked;
@@ -135,7 +130,6 @@ u32 irn_sb_weight(const struct irn_sb *sb);
 void irn_sb_clock(struct irn_sb *sb, u64 now_ns, u64 reo_ns);
 void irn_sb_sent(struct irn_sb *sb, u32 psn, u64 now_ns);
 u64 irn_sb_rtt(const struct irn_sb *sb, u32 psn, u64 now_ns);
-bool irn_sb_resent(const struct irn_sb *sb, u32 psn);
 void irn_sb_overtaken(struct irn_sb *sb, u32 from, u32 to, u64 now_ns);
 
 #endif /* _IRN_SB_H */

@@ -76,25 +76,6 @@ static const struct sb_script scripts[] = {
 		{ LOST, 0 }, { LOST, 1 }, { NONE }, { ISLOST, 3, 0 } } },
 	{ "timeout_resends_una_without_news", {
 		{ TIMEOUT, 8 }, { LOST, 0 }, { NONE } } },
-	/* una's resend came back alone: what was sent before it is lost */
-	{ "second_blind_timeout_resends_all", {
-		{ TIMEOUT, 8 }, { LOST, 0 }, { NONE }, { MARK, 0 },
-		{ ADVANCE, 1 }, { INREC, 0, 1 }, { TIMEOUT, 8 }, { LOST, 1 },
-		{ LOST, 2 }, { LOST, 3 }, { LOST, 4 }, { LOST, 5 }, { LOST, 6 },
-		{ LOST, 7 }, { NONE } } },
-	/* una's resend lost too: una alone again, not the whole flight */
-	{ "blind_timeout_after_lost_resend", {
-		{ TIMEOUT, 8 }, { LOST, 0 }, { NONE }, { TIMEOUT, 8 },
-		{ LOST, 0 }, { NONE } } },
-	/* a spurious timeout ends with its episode: the next is blind anew */
-	{ "blind_timeout_forgotten_after_episode", {
-		{ TIMEOUT, 8 }, { LOST, 0 }, { MARK, 0 }, { ADVANCE, 8 },
-		{ INREC, 0, 0 }, { TIMEOUT, 16 }, { LOST, 8 }, { NONE } } },
-	/* news after una in between: the holes below it, as usual */
-	{ "blind_then_sacked_timeout", {
-		{ TIMEOUT, 8 }, { LOST, 0 }, { MARK, 0 }, { ADVANCE, 1 },
-		{ MARK, 3 }, { TIMEOUT, 8 }, { LOST, 1 }, { LOST, 2 },
-		{ NONE } } },
 	{ "timeout_resends_whole_tail", {
 		{ MARK, 1 }, { TIMEOUT, 3 }, { LOST, 0 }, { LOST, 2 },
 		{ NONE } } },
@@ -465,12 +446,6 @@ static void irn_test_sb_mark_semantics(struct kunit *test)
 	irn_sb_mark_resent(&sb, 13, 1);
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 12, 1700), 700ULL);
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 13, 1700), 0ULL);
-	/* what tells an acknowledgment that also covers a resend from one
-	 * without a sample: the completer then takes none from any PSN of it
-	 */
-	KUNIT_EXPECT_FALSE(test, irn_sb_resent(&sb, 12));
-	KUNIT_EXPECT_TRUE(test, irn_sb_resent(&sb, 13));
-	KUNIT_EXPECT_FALSE(test, irn_sb_resent(&sb, 11 + 128));
 	/* ... nor after a timeout opens a new episode: which copy is unknown */
 	irn_sb_rewound(&sb, 14, 15);
 	irn_sb_sent(&sb, 14, 1200);
@@ -478,7 +453,6 @@ static void irn_test_sb_mark_semantics(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 13, 1700), 0ULL);
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 14, 1700), 0ULL);
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 12, 1700), 700ULL);
-	KUNIT_EXPECT_TRUE(test, irn_sb_resent(&sb, 14));
 	irn_sb_free(&sb);
 }
 
