@@ -636,6 +636,7 @@ irn_stuck_report()
 		done
 	done
 	echo "--- ip link"; ip -br link 2>&1
+	echo "--- qdisc"; /usr/sbin/tc -s qdisc show dev "$IRN_NETDEV" 2>&1
 	echo "--- dmesg"; dmesg | tail -8
 	echo "--- rdma resource show qp"; rdma resource show qp 2>&1
 	echo "--- counters"; rdma statistic show link "$dev/1" 2>&1
