@@ -44,6 +44,8 @@ UNAVAILABLE=
 
 # shellcheck source=scripts/guest/nvme.sh
 source "$(dirname "${BASH_SOURCE[0]}")/nvme.sh"
+# shellcheck source=scripts/lib/stacks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/stacks.sh"
 
 log() { printf '[compare %s %s] %s\n' "$TRANSPORT" "$IRN_ROLE" "$*"; }
 
@@ -162,19 +164,15 @@ snapshot() {
 }
 
 # stuck_report PID: what a run whose timeout(1) PID did not end in time
-# was doing, for
-# the raw folder: where the tool waits, the device's QPs and counters
-# twice 5 s apart, the queues of eth0, and whether the cable still
-# carries anything (ICMP to the peer; a dead cable stops every run).
+# was doing, for the raw folder: where the tool waits, the device's QPs
+# and counters twice 5 s apart, the queues of eth0, and whether the cable
+# still carries anything (ICMP to the peer; a dead cable stops every run).
 stuck_report() {
-	local pid t
+	local pid
 	# the tool, under timeout(1)
 	for pid in $(pgrep -P "$1"); do
 		echo "--- $(date +%T) $(cat "/proc/$pid/comm" 2>&1), still running"
-		for t in /proc/"$pid"/task/*; do
-			echo "--- task ${t##*/} wchan $(cat "$t/wchan" 2>&1)"
-			cat "$t/stack" 2>&1
-		done
+		irn_task_stacks "$pid"
 	done
 	echo "--- ping $IRN_PEER_IP"
 	ping -c 5 -i 0.2 -W 1 "$IRN_PEER_IP" 2>&1 | tail -n 2

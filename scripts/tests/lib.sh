@@ -620,20 +620,20 @@ _irn_wait_file()
 	return 1
 }
 
+# shellcheck source=scripts/lib/stacks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/stacks.sh"
+
 # irn_stuck_report DEV PID...: where each PID's threads are blocked and
 # what DEV's QPs and counters look like, then again 5 s later (progress or
 # none), for the log of a test whose tools outlive their time.
 irn_stuck_report()
 {
-	local dev=$1 pid t
+	local dev=$1 pid
 	shift
 
 	for pid in "$@"; do
 		echo "--- pid $pid $(cat "/proc/$pid/comm" 2>&1)"
-		for t in /proc/"$pid"/task/*; do
-			echo "--- task ${t##*/} wchan $(cat "$t/wchan" 2>&1)"
-			cat "$t/stack" 2>&1
-		done
+		irn_task_stacks "$pid"
 	done
 	echo "--- ip link"; ip -br link 2>&1
 	echo "--- qdisc"; /usr/sbin/tc -s qdisc show dev "$IRN_NETDEV" 2>&1
