@@ -8,7 +8,8 @@
  *   rto_high_us   floor of IRN's long retransmission timeout
  *   sack_single   Y: SACKs name only the PSN that triggered them
  *   qps           one line per QP: mode, una/nxt, cap, scoreboard and
- *                 receiver-window occupancy, RTT estimate
+ *                 receiver-window occupancy, RTT estimate, packets in
+ *                 the local transmit path
  *
  * The RDMA netlink interface has no driver parameters in Linux 6.1 and
  * sysfs device groups are closed to new drivers, so the knobs live here.
@@ -22,6 +23,7 @@
 #include "irn_dev.h"
 #include "irn_qp.h"
 #include "irn_tunables.h"
+#include "irn_txsock.h"
 
 static struct dentry *irn_debugfs_root;
 
@@ -109,10 +111,11 @@ static void show_qp(struct seq_file *m, struct irn_qp *qp)
 	} else {
 		seq_puts(m, "     -   -");
 	}
-	seq_printf(m, " %8u %5u %8llu %8llu\n", READ_ONCE(qp->resp.epsn),
+	seq_printf(m, " %8u %5u %8llu %9llu %4d\n", READ_ONCE(qp->resp.epsn),
 		   READ_ONCE(qp->resp.win.placed),
 		   READ_ONCE(qp->flow.srtt_ns) / NSEC_PER_USEC,
-		   READ_ONCE(qp->flow.rttvar_ns) / NSEC_PER_USEC);
+		   READ_ONCE(qp->flow.rttvar_ns) / NSEC_PER_USEC,
+		   irn_txsock_queued(qp));
 }
 
 static int qps_show(struct seq_file *m, void *unused)
@@ -121,7 +124,7 @@ static int qps_show(struct seq_file *m, void *unused)
 	struct irn_qp *qp;
 	unsigned long qpn;
 
-	seq_puts(m, "   qpn mode irn state      una      nxt  cap  sack recov     epsn   ooo  srtt_us rttvar_us\n");
+	seq_puts(m, "   qpn mode irn state      una      nxt  cap  sack recov     epsn   ooo  srtt_us rttvar_us  txq\n");
 	/* A QP leaves the table and an RCU grace period before it is freed. */
 	rcu_read_lock();
 	xa_for_each(&dev->qps, qpn, qp)

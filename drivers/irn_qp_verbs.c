@@ -5,10 +5,7 @@
  * space writes its rings directly and only rings the send doorbell).
  */
 
-#include <linux/net.h>
 #include <linux/slab.h>
-#include <net/net_namespace.h>
-#include <net/sock.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
@@ -22,9 +19,13 @@
 #include "irn_qp.h"
 #include "irn_qp_verbs.h"
 #include "irn_srq.h"
+#include "irn_trace.h"
+#include "irn_txsock.h"
 #include "irn_verbs.h"
 
 #define IRN_QPN_MIN		16
+/* How long destroy waits for the QP's packets in the local transmit path. */
+#define IRN_DESTROY_TX_WAIT	HZ
 
 static size_t sq_elem_size(u32 max_sge, u32 max_inline)
 {
@@ -275,12 +276,9 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = init_rings(qp, init, udata);
 	if (err)
 		goto err_free_stage;
-	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, 0,
-			       &qp->tx_sock);
+	err = irn_txsock_create(qp);
 	if (err)
 		goto err_cleanup_rings;
-	qp->tx_sock->sk->sk_user_data = qp;
-	atomic_set(&qp->tx_inflight, 0);
 	if (ibqp->qp_type == IB_QPT_GSI)
 		qp->qkey = IB_QP1_QKEY;
 	err = publish_qpn(dev, qp);
@@ -289,7 +287,7 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_release_sock:
-	sock_release(qp->tx_sock);
+	irn_txsock_release(qp);
 err_cleanup_rings:
 	kvfree(qp->swqe);
 	irn_queue_cleanup(&qp->rq.queue);
@@ -512,7 +510,8 @@ int irn_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
  * @udata: unused
  *
  * Unpublishes the QP number, stops the engines and timers, then waits for
- * packets still being received or transmitted.
+ * packets still being received, and at most IRN_DESTROY_TX_WAIT for those
+ * still being transmitted: these do not hold the QP (irn_txsock.c).
  *
  * Context: process context, may sleep.
  * Return: 0.
@@ -521,6 +520,7 @@ int irn_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct irn_qp *qp = to_irn_qp(ibqp);
 	struct irn_dev *dev = qp->dev;
+	int queued;
 
 	if (ibqp->qp_type == IB_QPT_GSI)
 		RCU_INIT_POINTER(dev->gsi, NULL);
@@ -529,21 +529,28 @@ int irn_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	irn_mcast_detach_qp(qp);
 	/* Lookups that found the QP before it left the table are done. */
 	synchronize_rcu();
-	/* No engine makes new packets, so no new references... */
 	irn_task_disable(&qp->req_task);
 	irn_task_disable(&qp->comp_task);
 	irn_task_disable(&qp->resp_task);
 	hrtimer_cancel(&qp->comp.rto);
 	hrtimer_cancel(&qp->comp.rnr_timer);
 	hrtimer_cancel(&qp->irn.reo_timer);
-	/* ...and the packets still in the transmit path drain. */
+	/*
+	 * Packets in the transmit path get a moment to leave; those that
+	 * stay (a stopped queue) hold the socket and the module, not the QP.
+	 */
+	queued = irn_txsock_drain(qp, IRN_DESTROY_TX_WAIT);
+	trace_irn_qp_destroy(irn_qp_num(qp), queued);
+	irn_txsock_detach(qp);
+	/* Packets received before the lookup ended are queued or dropped. */
 	irn_qp_put(qp);
 	wait_for_completion(&qp->done);
+	/* Packets freed before the detach are done with the QP. */
+	synchronize_rcu();
 	skb_queue_purge(&qp->resp_pkts);
 	skb_queue_purge(&qp->comp_pkts);
 	irn_av_cleanup(&qp->av);
-	/* Every skb it owned is gone: they held references on the QP. */
-	sock_release(qp->tx_sock);
+	irn_txsock_release(qp);
 	kvfree(qp->swqe);
 	irn_queue_cleanup(&qp->rq.queue);
 	irn_queue_cleanup(&qp->sq.queue);

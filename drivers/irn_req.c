@@ -26,18 +26,11 @@
 #include "irn_psn.h"
 #include "irn_qp.h"
 #include "irn_trace.h"
+#include "irn_txsock.h"
 #include "irn_xmit.h"
 
 /* Ask for an ACK at least this often within a long message. */
 #define IRN_ACK_EVERY		32
-/*
- * Packets of one QP in the local transmit path (qdisc, NIC ring) at most;
- * the requester resumes when they drain to IRN_TX_RESUME.  This paces every
- * QP type at what the link takes, instead of bursting a whole message into
- * a queue that drops the tail (UC and UD cannot recover from that).
- */
-#define IRN_TX_INFLIGHT		64
-#define IRN_TX_RESUME		16
 
 enum req_state {
 	REQ_RETRANSMIT,
@@ -380,7 +373,7 @@ static enum req_state check_window(struct irn_qp *qp, struct irn_swqe *w)
 {
 	bool first = qp->req.offset == 0;
 
-	if (atomic_read(&qp->tx_inflight) >= IRN_TX_INFLIGHT)
+	if (irn_txsock_full(qp))
 		return REQ_DONE_IDLE;
 	if (!irn_qp_is_rc(qp))
 		return REQ_SEND;
@@ -514,24 +507,6 @@ static enum ib_wc_status fill_payload(struct irn_qp *qp, u32 index,
 	}
 	return irn_mr_copy_sges(qp->dev, qp->ib_qp.pd, slot->dma.sge,
 				w->num_sge, offset, &data, len, false);
-}
-
-static void tx_done(struct sk_buff *skb)
-{
-	struct irn_qp *qp = skb->sk->sk_user_data;
-
-	if (atomic_dec_return(&qp->tx_inflight) == IRN_TX_RESUME)
-		irn_task_sched(&qp->req_task);
-	irn_qp_put(qp);
-}
-
-/* The skb holds the QP until it has left the local transmit path. */
-static void own_skb(struct irn_qp *qp, struct sk_buff *skb)
-{
-	refcount_inc(&qp->refs);
-	atomic_inc(&qp->tx_inflight);
-	skb->sk = qp->tx_sock->sk;
-	skb->destructor = tx_done;
 }
 
 /*
@@ -699,7 +674,7 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 		advance_pos(qp, w, paylen, chunk, last);
 	if (irn_qp_is_rc(qp))
 		irn_comp_arm_rto(qp);
-	own_skb(qp, skb);
+	irn_txsock_own(qp, skb);
 	irn_xmit(qp->dev, av, skb);
 	rcu_read_unlock();
 	if (last && !irn_qp_is_rc(qp))
@@ -746,8 +721,7 @@ static enum req_state retransmit(struct irn_qp *qp)
 	u64 ripe_ns;
 	bool lost;
 
-	if (!irn_qp_irn_on(qp) ||
-	    atomic_read(&qp->tx_inflight) >= IRN_TX_INFLIGHT)
+	if (!irn_qp_irn_on(qp) || irn_txsock_full(qp))
 		return REQ_NEXT_WQE;
 	spin_lock_bh(&qp->irn.sb_lock);
 	irn_qp_sb_clock(qp);

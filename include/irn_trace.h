@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * Tracepoints for IRN's loss-recovery decisions:
+ * Tracepoints for IRN's loss-recovery decisions, and for a QP's teardown:
  *
  *   perf trace -e 'irn:*'   or   /sys/kernel/tracing/events/irn/
  */
@@ -134,6 +134,24 @@ TRACE_EVENT(irn_ooo_placed,
 	),
 	TP_printk("qpn=%u psn=%u ahead=%u", __entry->qpn, __entry->psn,
 		  __entry->ahead)
+);
+
+/*
+ * A QP was destroyed with @queued of its packets still in the local
+ * transmit path; they keep the module loaded until the stack frees them.
+ */
+TRACE_EVENT(irn_qp_destroy,
+	TP_PROTO(u32 qpn, int queued),
+	TP_ARGS(qpn, queued),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__field(int, queued)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__entry->queued = queued;
+	),
+	TP_printk("qpn=%u queued=%d", __entry->qpn, __entry->queued)
 );
 
 #endif /* _IRN_TRACE_H */

@@ -298,11 +298,12 @@ def load_targets(path):
     with open(path) as f:
         for line in f:
             w = line.split()
-            if len(w) < 6 or not w[0].isdigit():
+            if len(w) < 10 or not w[0].isdigit():
                 continue
             try:
+                # qpn mode irn state una nxt cap sack recov epsn ...
                 qpn, una, nxt = int(w[0]), int(w[4]), int(w[5])
-                epsn = int(w[-4])
+                epsn = int(w[9])
             except ValueError:
                 continue
             targets.append((qpn, una, nxt, epsn))
