@@ -210,7 +210,7 @@ struct irn_qp {
 	} resp;
 
 	struct socket		*tx_sock;	/* owns the requester's skbs */
-	atomic_t		tx_inflight;	/* of them not yet sent */
+	atomic_t		tx_inflight;	/* of them not yet freed */
 
 	struct sk_buff_head	resp_pkts;
 	struct sk_buff_head	comp_pkts;
