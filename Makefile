@@ -6,8 +6,12 @@
 #   make demo       install what is missing, build, and run the quick
 #                   lossless-against-lossy comparison; prints the table
 #   make compare    the full comparison (COMPARE_ARGS="--quick", "--help")
-#   make check      run every test (KUnit and integration, under QEMU)
-#   make check-debug  every test again on a KASAN/lockdep/kmemleak kernel
+#   make check      the CI tier: KUnit and the quick cut of the integration
+#                   tests under QEMU, ends with "N passed, N failed"
+#   make check T=NAME        one test (scripts/tests/NAME.sh, debug:NAME on
+#                   the debug kernel, kunit:SUITE.CASE)
+#   make check-full every test whole, both kernels (the release gate)
+#   make check-debug  every test on the KASAN/lockdep/kmemleak kernel
 #   make lint       checkpatch --strict, sparse and W=1
 #   make bench      stock rdma_rxe against irn, side by side, with ratios
 #   make install    modules_install + depmod for KDIR's kernel
@@ -24,7 +28,7 @@ KDIR ?= $(KDIR_DEBIAN)
 endif
 
 .PHONY: all module modules clean install dkms-install lint deps check kunit \
-	integration check-debug demo compare bench help
+	integration check-full check-debug demo compare bench help
 
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 DKMS_SRC := /usr/src/irn-$(DKMS_VERSION)
@@ -64,11 +68,15 @@ kunit:
 integration:
 	scripts/check.sh --integration-only
 
+# T=NAME: one test (see scripts/check.sh --help)
 check:
-	scripts/check.sh
+	scripts/check.sh --tier ci $(T)
+
+check-full:
+	scripts/check.sh --tier full $(T)
 
 check-debug:
-	scripts/check.sh --debug
+	scripts/check.sh --tier full --debug $(T)
 
 demo:
 	scripts/demo.sh
@@ -80,4 +88,4 @@ bench:
 	scripts/bench.sh $(BENCH_ARGS)
 
 help:
-	@sed -n '3,17p' Makefile
+	@sed -n '3,21p' Makefile

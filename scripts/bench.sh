@@ -147,6 +147,7 @@ main() {
 			irn_die "--rounds does not take the nvme_* workloads (the NVMe target holds the device between turns)"
 	fi
 	irn_need_root bench
+	irn_guest_lock "scripts/bench.sh"
 	"$IRN_ROOT/scripts/deps.sh" --check 2>/dev/null || "$IRN_ROOT/scripts/deps.sh"
 	OUT=${OUT:-$IRN_RESULTS/bench-$(date +%Y%m%d-%H%M%S)}
 	mkdir -p "$OUT"

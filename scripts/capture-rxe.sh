@@ -157,6 +157,7 @@ PY
 
 host_main() {
 	local prefix=${1:-/tmp/irn-rxe-capture} run rc=0
+	irn_guest_lock "scripts/capture-rxe.sh"
 	run=$(irn_run_dir)
 	"$IRN_ROOT/scripts/vm.sh" --guests 2 --name capture-rxe --run-dir "$run" \
 		--timeout 300 "${BASH_SOURCE[0]}" || rc=$?

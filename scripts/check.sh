@@ -1,28 +1,38 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: deps -> test kernel -> module builds -> KUnit -> integration.
+# make check / make check-full: deps -> kernels -> module builds -> KUnit
+# -> integration tests, under QEMU.  Ends with "N passed, N failed".
 #
-#   scripts/check.sh [--kunit-only | --integration-only] [--debug [--subset]]
-#                    [GLOB]
+#   scripts/check.sh [--tier ci|full] [--debug [--subset]]
+#                    [--kunit-only | --integration-only] [NAME]
 #
-# --debug runs everything on the harness's debug kernel instead (KASAN,
-# lockdep, UBSAN, kmemleak, failslab: scripts/config/debug.config), where
-# any report fails the test that caused it (make check-debug). A full run
-# without --debug also runs the tests marked "debug" in their
-# "# irn-test:" header on that kernel, as "debug:NAME" (IRN_CHECK_DEBUG=0
-# skips them); --debug --subset runs just those. Such a run takes KUnit
-# on the debug kernel too, so that it builds one kernel, not two. On the
-# debug kernel any kernel report during KUnit fails kunit:kernel-log.
+# --tier ci (make check, the default) runs the tests whose "# irn-test:"
+# header has "ci=SECONDS" on Debian's kernel, with that budget and
+# IRN_TIER=ci, which each test reads for its quick cut (irn_by_tier in
+# scripts/tests/lib.sh).  --tier full (make check-full) runs every test
+# whole, with its "timeout=SECONDS" budget.  Both then run the tests
+# marked "debug" in their header ("debug-full": the full tier only) on the
+# harness's debug kernel (KASAN, lockdep, UBSAN, kmemleak, failslab:
+# scripts/config/debug.config) as "debug:NAME", where any kernel report
+# fails the test; KUnit runs on that kernel too, so a run builds one
+# kernel.  IRN_CHECK_DEBUG=0 leaves the debug tests out.  --debug runs
+# every test on the debug kernel instead (make check-debug); --debug
+# --subset just the "debug" ones.
 #
-# Integration tests are the scripts/tests/*.sh with a "# irn-test:" header;
-# "host" in the header runs one on the host itself (it boots its own
-# guests, or none), before the guest tests.
-# GLOB selects integration tests by name (scripts/tests/NAME.sh); a GLOB
-# starting with "kunit" selects KUnit result names instead (KUnit still
-# runs whole). Prints "PASS|FAIL|SKIP name" per test as it finishes and
-# ends with "N passed, N failed, N skipped". Exit status 1 on any failure.
-# Logs: $IRN_RESULTS/<timestamp>/ (IRN_RESULTS defaults to /tmp/irn-results).
+# NAME (make check T=NAME) runs one test whatever its tier: an
+# integration test (scripts/tests/NAME.sh; a shell glob selects several),
+# "debug:NAME" for it on the debug kernel, or "kunit*" for KUnit result
+# names (KUnit runs whole).  A NAME that selects nothing is an error.
+#
+# Every result line carries the test's time; the run ends with the
+# slowest tests.  A test past its budget fails and the run goes on.  The
+# run has a deadline, IRN_CHECK_DEADLINE seconds from its start (default
+# 4500 for the CI tier, inside CI's 5400, and 14400 for the full tier):
+# whatever runs then is stopped and fails with its stuck report, and the
+# closing line is printed all the same.  With CI set (or IRN_NO_SKIP=1) a
+# skipped test, or a skipped part of one, fails: CI must run everything
+# it lists.  Logs: $IRN_RESULTS/<timestamp>/ (results/ in the checkout).
 set -euo pipefail
 
 IRN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -32,26 +42,39 @@ source "$IRN_ROOT/scripts/lib/common.sh"
 source "$IRN_ROOT/scripts/lib/build.sh"
 
 NPASS=0 NFAIL=0 NSKIP=0
-DO_KUNIT=1 DO_INTEG=1 FILTER='' DEBUG=''
-# kernels: the KUnit one (ours) and the integration one (Debian's)
-KUNIT_KERNEL=kunit INTEG_KERNEL=debian TAG='' SUBSET=0
+DO_KUNIT=1 DO_INTEG=1 FILTER='' DEBUG='' TIER=ci
+# --debug: the integration tests run on the debug kernel; --subset: only
+# those marked "debug" (as after Debian's stage)
+SUBSET=0
 TESTS_DIR=${IRN_TESTS_DIR:-$IRN_ROOT/scripts/tests}
+STRICT=0
+[[ -z ${CI:-} && ${IRN_NO_SKIP:-0} != 1 ]] || STRICT=1
+declare -A TIMES=()
+NMATCHED=0
 
 usage() {
-	sed -n '4,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
-# result VERDICT NAME [DETAIL]
+# Seconds left before the run's deadline.
+remaining() { printf '%s\n' "$((DEADLINE - SECONDS))"; }
+
+# result VERDICT NAME SECONDS [DETAIL]
 result() {
-	local v=$1 n=$2
-	shift 2
+	local v=$1 n=$2 secs=$3
+	shift 3
+	if [[ $v == SKIP && $STRICT == 1 ]]; then
+		v=FAIL
+		set -- "skipped, but CI must run it: ${*:-no reason given}"
+	fi
 	case $v in
 	PASS) NPASS=$((NPASS + 1)) ;;
 	SKIP) NSKIP=$((NSKIP + 1)) ;;
 	*) v=FAIL; NFAIL=$((NFAIL + 1)) ;;
 	esac
-	printf '%s %s%s\n' "$v" "$n" "${1:+ ($*)}"
+	TIMES[$n]=$secs
+	printf '%s %s [%s s]%s\n' "$v" "$n" "$secs" "${1:+ ($*)}" | tee -a "$RUN/summary.txt"
 }
 
 # Print the last lines of a file, indented, below a FAIL line.
@@ -74,14 +97,24 @@ step_deps() {
 
 # ---- KUnit ---------------------------------------------------------------
 
+# The suites kunit/*.c define: each must report, or the run fails.
+kunit_suites() {
+	sed -n '/^struct kunit_suite /,/^}/s/^\t\.name = "\(.*\)",$/\1/p' \
+		"$IRN_ROOT"/kunit/*.c
+}
+
+# kunit_results LOG: one result per case; each case's time comes from the
+# kernel log's timestamps (scripts/ktap.sh).
 kunit_results() {
-	local file=$1 line name
-	while IFS= read -r line; do
-		name=${line#* }
+	local file=$1 line name secs verdict suites
+	mapfile -t suites < <(kunit_suites)
+	while read -r verdict secs name; do
+		line=$name
 		name=${name%% (*}
 		matches_filter "$name" || [[ $FILTER != kunit* ]] || continue
-		result "${line%% *}" "$name" "$(sed -n 's/^[^(]*(\(.*\))$/\1/p' <<<"$line")"
-	done < <("$IRN_ROOT/scripts/ktap.sh" "$file" || true)
+		NMATCHED=$((NMATCHED + 1))
+		result "$verdict" "$name" "$secs" "$(sed -n 's/^[^(]*(\(.*\))$/\1/p' <<<"$line")"
+	done < <("$IRN_ROOT/scripts/ktap.sh" --times "$file" "${suites[@]}" || true)
 }
 
 # The debug kernel's reports (KASAN, lockdep, UBSAN, ...) while the KUnit
@@ -89,29 +122,33 @@ kunit_results() {
 kunit_kernel_log() {
 	local found
 	matches_filter kunit:kernel-log || [[ $FILTER != kunit* ]] || return 0
+	NMATCHED=$((NMATCHED + 1))
 	if found=$(irn_scan_kernel_log "$1"); then
-		result FAIL kunit:kernel-log "$(head -n 1 <<<"$found") (log: $1)"
+		result FAIL kunit:kernel-log "$2" "$(head -n 1 <<<"$found") (log: $1)"
 	else
-		result PASS kunit:kernel-log
+		result PASS kunit:kernel-log "$2"
 	fi
 }
 
 run_kunit() {
-	local kdir id bdir mods vmrc=0 dir t0
-	t0=$(irn_now)
-	kdir=$(irn_kunit_kdir $DEBUG) || { result FAIL build:kunit-kernel "see $IRN_CACHE/kernel/*.log"; return; }
-	id=$(irn_kunit_build_id $DEBUG)
+	local kdir id bdir mods vmrc=0 dir t0 limit
+	t0=$SECONDS
+	kdir=$(irn_kunit_kdir --debug) ||
+		{ result FAIL build:kunit-kernel 0 "see $IRN_CACHE/kernel/*.log"; return; }
+	id=$(irn_kunit_build_id --debug)
 	if ! bdir=$(irn_build_modules "$kdir" "$id"); then
-		result FAIL build:kunit-module "compiler output above"
+		result FAIL build:kunit-module 0 "compiler output above"
 		return
 	fi
 	if [[ ! -f $bdir/irn_kunit.ko ]]; then
-		result FAIL build:kunit-module "irn_kunit.ko was not built: Kbuild must put it in obj-m when CONFIG_KUNIT is set (obj-$(CONFIG_KUNIT) is built-in with KUNIT=y)"
+		result FAIL build:kunit-module 0 "irn_kunit.ko was not built: Kbuild must put it in obj-m when CONFIG_KUNIT is set (obj-$(CONFIG_KUNIT) is built-in with KUNIT=y)"
 		return
 	fi
 	mods=$bdir/rdma_irn.ko:$bdir/irn_kunit.ko
-	"$IRN_ROOT/scripts/vm.sh" --kernel "$KUNIT_KERNEL" --name kunit --run-dir "$RUN" \
-		--timeout "${IRN_KUNIT_TIMEOUT:-600}" --modules "$mods" \
+	limit=$(remaining)
+	((limit < 600)) || limit=600
+	"$IRN_ROOT/scripts/vm.sh" --kernel debug --name kunit --run-dir "$RUN" \
+		--timeout "$limit" --modules "$mods" \
 		--env "IRN_KUNIT_MODULES=rdma_irn irn_kunit" \
 		"$IRN_ROOT/scripts/guest/kunit.sh" || vmrc=$?
 	dir=$RUN/kunit/guest-a
@@ -120,123 +157,196 @@ run_kunit() {
 	else
 		kunit_results "$dir/console.log"
 	fi
-	if [[ -n $DEBUG && $vmrc == 0 ]]; then
-		kunit_kernel_log "$dir/out/kunit-dmesg.txt"
-	fi
+	[[ $vmrc != 0 ]] || kunit_kernel_log "$dir/out/kunit-dmesg.txt" "$((SECONDS - t0))"
 	case $vmrc in
 	0) ;;
-	1) result FAIL kunit:load "modprobe failed, see $dir/out/job.log"
+	1) result FAIL kunit:load "$((SECONDS - t0))" "modprobe failed, see $dir/out/job.log"
 	   show_tail "$dir/out/job.log" 10 ;;
-	*) result FAIL kunit:guest "$(cat "$dir/status" 2>/dev/null), console $dir/console.log" ;;
+	*) result FAIL kunit:guest "$((SECONDS - t0))" "$(cat "$dir/status" 2>/dev/null), console $dir/console.log"
+	   show_tail "$dir/console.log" 40 ;;
 	esac
-	irn_log "KUnit stage took $(irn_elapsed "$t0") s"
+	irn_log "KUnit stage took $((SECONDS - t0)) s"
 }
 
 # ---- integration -----------------------------------------------------------
 
+test_header() { grep -m1 -E '^# irn-test:' "$1"; }
+
 test_guests() {
 	local g
-	g=$(grep -m1 -E '^# irn-test:' "$1" | grep -o -E 'guests=[0-9]+' | cut -d= -f2)
+	g=$(test_header "$1" | grep -o -E 'guests=[0-9]+' | cut -d= -f2)
 	printf '%s\n' "${g:-1}"
 }
 
-test_timeout() {
-	local t
-	t=$(grep -m1 -E '^# irn-test:' "$1" | grep -o -E 'timeout=[0-9]+' | cut -d= -f2)
-	printf '%s\n' "${t:-120}"
+# test_selected FILE: whether this run takes the test.
+test_selected() {
+	local hdr
+	hdr=$(test_header "$1") || return 1
+	if [[ -n $FILTER ]]; then
+		matches_filter "$(basename "$1" .sh)"
+	elif [[ $SUBSET == 1 ]]; then
+		grep -q -E '(^| )debug( |$)' <<<"$hdr" ||
+			{ [[ $TIER == full ]] && grep -q -E '(^| )debug-full( |$)' <<<"$hdr"; }
+	elif [[ $TIER == ci && -z $DEBUG ]]; then
+		grep -q -E '(^| )ci=[0-9]+' <<<"$hdr"
+	else
+		return 0
+	fi
 }
 
-# Combine the result lines of one test from each guest and print it once.
+# Combine the result lines of one test from each guest of GROUP and print
+# it once, with the longer of the guests' times.
 declare -A REPORTED=()
 emit_results() {
-	local group=$1 n=$2 t line verdict reason role f
-	shift 2
-	for t in "$@"; do
-		[[ -z ${REPORTED[$TAG$t]:-} ]] || continue
-		verdict='' reason=''
+	local group=$1 n=${G_N[$1]} tag=${G_TAG[$1]} t line verdict reason role f secs s
+	for t in ${G_NAMES[$group]}; do
+		[[ -z ${REPORTED[$tag$t]:-} ]] || continue
+		verdict='' reason='' secs=0
 		for role in a $([[ $n == 2 ]] && echo b); do
 			f=$RUN/$group/guest-$role/out/results
 			line=$(grep -m1 -E "^(PASS|FAIL|SKIP) $t(:|$)" "$f" 2>/dev/null) || continue 2
+			s=$(awk -v t="$t" '$1 == t { print $2; exit }' "$RUN/$group/guest-$role/out/times" 2>/dev/null)
+			((${s:-0} <= secs)) || secs=$s
 			case ${line%% *} in
 			FAIL) verdict=FAIL; reason+="${reason:+; }$role: ${line#*: }" ;;
-			SKIP) [[ $verdict == FAIL ]] || verdict=SKIP ;;
+			SKIP) [[ $verdict == FAIL ]] || { verdict=SKIP; reason=${line#*: }; } ;;
 			PASS) [[ -n $verdict ]] || verdict=PASS ;;
 			esac
 		done
-		REPORTED[$TAG$t]=1
-		result "$verdict" "$TAG$t" "$reason"
+		REPORTED[$tag$t]=1
+		result "$verdict" "$tag$t" "$secs" "$reason"
 		if [[ $verdict == FAIL ]]; then
 			for role in a $([[ $n == 2 ]] && echo b); do
 				show_tail "$RUN/$group/guest-$role/out/tests/$t/log" 60
+				show_tail "$RUN/$group/guest-$role/out/tests/$t/stuck.txt" 60
 			done
 		fi
 	done
 }
 
-# run_group N TEST.sh...: one boot (pair) for all tests needing N guests
-run_group() {
-	local n=$1 group vmpid vmrc=0 f total=120 names=() t role
-	shift
-	group=${TAG%:}${TAG:+-}integ-$n
+# Groups: one boot (a guest, or a pair) of one kernel for all of a stage's
+# tests that need that many guests.  Per group (by name): its vm.sh pid,
+# guests, result prefix, test names and start time.
+declare -A G_PID=() G_N=() G_TAG=() G_NAMES=() G_T0=()
+
+# group_start KERNEL N TEST.sh...: boot the group in the background.
+group_start() {
+	local kernel=$1 n=$2 group tag='' f total=120 t left scale=1 v envs=()
+	shift 2
+	[[ $kernel == debian ]] || tag=$kernel:
+	group=${tag%:}${tag:+-}integ-$n
+	G_N[$group]=$n G_TAG[$group]=$tag G_T0[$group]=$SECONDS G_NAMES[$group]=
 	# KASAN and lockdep slow a TCG guest down about threefold
-	local scale=1
-	[[ $INTEG_KERNEL != debug ]] || scale=3
+	[[ $kernel != debug ]] || scale=3
 	for f in "$@"; do
-		names+=("$(basename "$f" .sh)")
-		total=$((total + scale * $(test_timeout "$f") + 60))
+		G_NAMES[$group]+=" $(basename "$f" .sh)"
+		total=$((total + scale * $(irn_test_budget "$f" "$TIER") + 60))
 	done
+	left=$(remaining)
+	if ((left < 90)); then
+		for t in ${G_NAMES[$group]}; do
+			REPORTED[$tag$t]=1
+			result FAIL "$tag$t" 0 "not started: the run's deadline has passed"
+		done
+		return
+	fi
+	((total < left)) || total=$left
 	# tests' own knobs (IRN_LOSSY_*, IRN_VERIFY_*, IRN_SUITE_*, IRN_NVMEOF_*,
-	# IRN_WIREFUZZ_*, IRN_RINGFUZZ_*, IRN_FAULTS_*, IRN_SOAK_*) go along
-	local v envs=()
-	for v in $(compgen -e | grep -E '^IRN_(LOSSY|VERIFY|SUITE|NVMEOF|WIREFUZZ|RINGFUZZ|FAULTS|SOAK)_' || true); do
+	# IRN_WIREFUZZ_*, IRN_RINGFUZZ_*, IRN_FAULTS_*, IRN_SOAK_*, IRN_PERFTEST_*,
+	# IRN_INTEROP_*) go along
+	for v in $(compgen -e | grep -E '^IRN_(LOSSY|VERIFY|SUITE|NVMEOF|WIREFUZZ|RINGFUZZ|FAULTS|SOAK|PERFTEST|INTEROP)_' || true); do
 		envs+=(--env "$v=${!v}")
 	done
+	# the debug tests after a run on Debian's kernel: one lossy condition
+	# is enough to walk IRN's recovery there; the CI tier leaves the SRQ
+	# runs to Debian's kernel
+	if [[ $kernel == debug && ( -z $DEBUG || $SUBSET == 1 ) ]]; then
+		[[ -n ${IRN_LOSSY_NETEM:-} ]] || envs+=(--env "IRN_LOSSY_NETEM=delay 2ms loss 1%")
+		[[ -n ${IRN_LOSSY_MODES:-} ]] || envs+=(--env IRN_LOSSY_MODES=irn)
+		[[ $TIER != ci || -n ${IRN_LOSSY_SRQ+set} ]] || envs+=(--env IRN_LOSSY_SRQ=)
+	fi
 	# IRN_DRIVER=rxe: the same tests against stock rdma_rxe (tests/lib.sh);
 	# the guest runner then unloads rdma_rxe after each test
 	if [[ -n ${IRN_DRIVER:-} ]]; then
 		envs+=(--env "IRN_DRIVER=$IRN_DRIVER")
 		[[ $IRN_DRIVER != rxe ]] || envs+=(--env IRN_MODULE_NAME=rdma_rxe)
 	fi
-	"$IRN_ROOT/scripts/vm.sh" --kernel "$INTEG_KERNEL" --guests "$n" --name "$group" \
-		--run-dir "$RUN" --timeout "$total" --modules "$KO" \
-		--env "IRN_KO=$KO" --env "IRN_TOOLS=$TOOLS" "${envs[@]}" \
-		--env "IRN_TIMEOUT_SCALE=$scale" \
+	[[ $STRICT == 0 ]] || envs+=(--env IRN_NO_SKIP=1)
+	# the guests' runner stops the last test 60 s before QEMU is killed,
+	# so that even a stuck test leaves its report
+	"$IRN_ROOT/scripts/vm.sh" --kernel "$kernel" --guests "$n" --name "$group" \
+		--run-dir "$RUN" --timeout "$total" --modules "${KO[$kernel]}" \
+		--env "IRN_KO=${KO[$kernel]}" --env "IRN_TOOLS=$TOOLS" "${envs[@]}" \
+		--env "IRN_TIMEOUT_SCALE=$scale" --env "IRN_TIER=$TIER" \
+		--env "IRN_RUN_BUDGET=$((total - 60))" \
 		"$IRN_ROOT/scripts/guest/run-tests.sh" "$@" &
-	vmpid=$!
-	while kill -0 "$vmpid" 2>/dev/null; do
-		emit_results "$group" "$n" "${names[@]}"
-		sleep 1
-	done
-	wait "$vmpid" || vmrc=$?
-	emit_results "$group" "$n" "${names[@]}"
-	for t in "${names[@]}"; do
-		[[ -z ${REPORTED[$TAG$t]:-} ]] || continue
-		REPORTED[$TAG$t]=1
-		result FAIL "$TAG$t" "no result: guest died or timed out, console $RUN/$group/guest-a/console.log"
+	G_PID[$group]=$!
+}
+
+# group_finish GROUP: what a group that has ended did not report.
+group_finish() {
+	local group=$1 tag=${G_TAG[$1]} t0=${G_T0[$1]} vmrc=0 t role st
+
+	wait "${G_PID[$group]}" || vmrc=$?
+	emit_results "$group"
+	for t in ${G_NAMES[$group]}; do
+		[[ -z ${REPORTED[$tag$t]:-} ]] || continue
+		REPORTED[$tag$t]=1
+		result FAIL "$tag$t" "$((SECONDS - t0))" "no result: guest died or was killed at its time limit, console $RUN/$group/guest-a/console.log"
+		show_tail "$RUN/$group/guest-a/console.log" 40
 	done
 	if [[ $vmrc == 2 ]]; then
 		for role in a b; do
-			[[ -f $RUN/$group/guest-$role/status ]] || continue
-			[[ $(cat "$RUN/$group/guest-$role/status") == ok ]] && continue
-			result FAIL "${TAG}guest:$group-$role" "$(cat "$RUN/$group/guest-$role/status"), console $RUN/$group/guest-$role/console.log"
+			st=$(cat "$RUN/$group/guest-$role/status" 2>/dev/null) || continue
+			[[ $st != ok ]] || continue
+			result FAIL "${tag}guest:$group-$role" "$((SECONDS - t0))" "$st, console $RUN/$group/guest-$role/console.log"
 		done
 	fi
+	irn_log "$group took $((SECONDS - t0)) s"
+}
+
+# groups_wait: report the running groups' results as they come, until
+# every group has ended.
+groups_wait() {
+	local group busy=1
+
+	while ((busy)); do
+		busy=0
+		for group in "${!G_PID[@]}"; do
+			emit_results "$group"
+			if ! kill -0 "${G_PID[$group]}" 2>/dev/null; then
+				group_finish "$group"
+				unset "G_PID[$group]"
+			else
+				busy=1
+			fi
+		done
+		((busy == 0)) || sleep 1
+	done
 }
 
 # run_host TEST.sh...: tests whose header says "host", run here one by
 # one with IRN_OUT=$RUN/host/NAME; exit status 0 pass, 77 skip.
 run_host() {
-	local f name rc
+	local f name rc t0 limit
 	for f in "$@"; do
 		name=$(basename "$f" .sh)
+		limit=$(irn_test_budget "$f" "$TIER")
+		(($(remaining) > limit)) || limit=$(remaining)
+		if ((limit < 10)); then
+			result FAIL "$name" 0 "not started: the run's deadline has passed"
+			continue
+		fi
 		mkdir -p "$RUN/host/$name"
-		rc=0
-		IRN_OUT=$RUN/host/$name timeout -k 10 "$(test_timeout "$f")" \
+		rc=0 t0=$SECONDS
+		IRN_OUT=$RUN/host/$name IRN_TIER=$TIER timeout -k 10 "$limit" \
 			bash "$f" >"$RUN/host/$name/log" 2>&1 || rc=$?
 		case $rc in
-		0) result PASS "$name" ;;
-		77) result SKIP "$name" "$(tail -n1 "$RUN/host/$name/log")" ;;
-		*) result FAIL "$name" "exit status $rc, log $RUN/host/$name/log"
+		0) result PASS "$name" "$((SECONDS - t0))" ;;
+		77) result SKIP "$name" "$((SECONDS - t0))" "$(tail -n1 "$RUN/host/$name/log")" ;;
+		124 | 137) result FAIL "$name" "$((SECONDS - t0))" "stopped after $limit s, log $RUN/host/$name/log"
+		   show_tail "$RUN/host/$name/log" 30 ;;
+		*) result FAIL "$name" "$((SECONDS - t0))" "exit status $rc, log $RUN/host/$name/log"
 		   show_tail "$RUN/host/$name/log" 30 ;;
 		esac
 	done
@@ -247,66 +357,123 @@ build_tools() {
 	[[ -f $IRN_ROOT/tools/Makefile ]] || return 0
 	if ! make -C "$IRN_ROOT/tools" >"$RUN/tools-build.log" 2>&1; then
 		cat "$RUN/tools-build.log"
-		result FAIL build:tools "make -C tools failed, log $RUN/tools-build.log"
+		result FAIL build:tools 0 "make -C tools failed, log $RUN/tools-build.log"
 		return 1
 	fi
 }
 
-run_integration() {
-	local bdir f name one=() two=() host=() t0 kdir id
-	t0=$(irn_now)
+# stage_tests KERNEL: the tests this run takes on KERNEL (debian or
+# debug), one "GUESTS FILE" line each; "host FILE" for the tests that run
+# on the host, once, with Debian's stage.
+stage_tests() {
+	local f
 	for f in "$TESTS_DIR"/*.sh; do
-		# a test declares itself with a "# irn-test:" header (lib.sh has none)
-		grep -q -m1 -E '^# irn-test:' "$f" 2>/dev/null || continue
-		name=$(basename "$f" .sh)
-		matches_filter "$name" || continue
-		if [[ $SUBSET == 1 ]]; then
-			grep -m1 -E '^# irn-test:' "$f" | grep -q -w debug || continue
+		test_selected "$f" || continue
+		if test_header "$f" | grep -qw host; then
+			[[ $1 == debug ]] || printf 'host %s\n' "$f"
+		else
+			printf '%s %s\n' "$(test_guests "$f")" "$f"
 		fi
-		if grep -m1 -E '^# irn-test:' "$f" | grep -qw host; then
-			# host tests do not depend on the guest kernel: once
-			if [[ -z $DEBUG ]]; then host+=("$f"); fi
-		elif [[ $(test_guests "$f") == 2 ]]; then two+=("$f"); else one+=("$f"); fi
 	done
-	if [[ $((${#one[@]} + ${#two[@]} + ${#host[@]})) -eq 0 ]]; then
-		irn_log "no integration tests selected in $TESTS_DIR"
-		return 0
-	fi
-	[[ ${#host[@]} -eq 0 ]] || run_host "${host[@]}"
-	[[ $((${#one[@]} + ${#two[@]})) -gt 0 ]] || return 0
-	if [[ -n $DEBUG ]]; then
+}
+
+# stage_module KERNEL: build rdma_irn.ko for KERNEL into KO[KERNEL].
+declare -A KO=()
+stage_module() {
+	local kdir id bdir
+
+	if [[ $1 == debug ]]; then
 		if ! kdir=$(irn_kunit_kdir --debug) || [[ -z $kdir ]]; then
-			result FAIL build:debug-kernel "see $IRN_CACHE/kernel/debug-*.log"
-			return
+			irn_warn "the debug kernel did not build: see $IRN_CACHE/kernel/debug-*.log"
+			return 1
 		fi
 		id=$(irn_kunit_build_id --debug)
 	else
 		kdir=$IRN_DEBIAN_KDIR id=$(irn_debian_build_id)
 	fi
-	if ! bdir=$(irn_build_modules "$kdir" "$id"); then
-		result FAIL "build:$INTEG_KERNEL-module" "compiler output above"
-		for f in "${one[@]}" "${two[@]}"; do
-			result FAIL "$TAG$(basename "$f" .sh)" "module did not build"
-		done
-		return
-	fi
-	KO=$bdir/rdma_irn.ko
-	build_tools || true
-	[[ ${#one[@]} -eq 0 ]] || run_group 1 "${one[@]}"
-	[[ ${#two[@]} -eq 0 ]] || run_group 2 "${two[@]}"
-	irn_log "integration stage took $(irn_elapsed "$t0") s"
+	bdir=$(irn_build_modules "$kdir" "$id") || return 1
+	KO[$1]=$bdir/rdma_irn.ko
 }
 
-# A full run without --debug ends with the debug subset.
+# The integration tests: Debian's stage, the debug kernel's, or Debian's
+# followed by the debug subset.  The one-guest groups of both kernels run
+# side by side (one vCPU each on a 2-core host, as much as one pair of
+# guests); the pairs run one after the other.
+run_integration() {
+	local t0=$SECONDS kernels=() k n f host=() failed
+	local -A one=() two=()
+
+	if [[ -n $DEBUG ]]; then
+		kernels=(debug)
+	else
+		kernels=(debian)
+		! debug_subset_follows || kernels+=(debug)
+	fi
+	for k in "${kernels[@]}"; do
+		one[$k]='' two[$k]=''
+		while read -r n f; do
+			NMATCHED=$((NMATCHED + 1))
+			case $n in
+			host) host+=("$f") ;;
+			2) two[$k]+=" $f" ;;
+			*) one[$k]+=" $f" ;;
+			esac
+		done < <(if [[ $k == debug && -z $DEBUG ]]; then
+				DEBUG=--debug SUBSET=1 stage_tests "$k"
+			else
+				stage_tests "$k"
+			fi)
+	done
+	[[ ${#host[@]} -eq 0 ]] || run_host "${host[@]}"
+	build_tools || true
+	for k in "${kernels[@]}"; do
+		[[ -n ${one[$k]}${two[$k]} ]] || continue
+		stage_module "$k" && continue
+		result FAIL "build:$k-module" 0 "compiler output above"
+		for f in ${one[$k]} ${two[$k]}; do
+			failed=$(basename "$f" .sh)
+			[[ $k == debian ]] || failed=$k:$failed
+			result FAIL "$failed" 0 "module did not build"
+		done
+		one[$k]='' two[$k]=''
+	done
+	for k in "${kernels[@]}"; do
+		# shellcheck disable=SC2086
+		[[ -z ${one[$k]} ]] || group_start "$k" 1 ${one[$k]}
+	done
+	groups_wait
+	for k in "${kernels[@]}"; do
+		[[ -z ${two[$k]} ]] && continue
+		# shellcheck disable=SC2086
+		group_start "$k" 2 ${two[$k]}
+		groups_wait
+	done
+	irn_log "integration stage took $((SECONDS - t0)) s"
+}
+
+# The debug tests follow a run on Debian's kernel.
 debug_subset_follows() {
-	[[ $DO_INTEG == 1 && -z $FILTER && ${IRN_CHECK_DEBUG:-1} == 1 ]]
+	[[ $DO_INTEG == 1 && -z $FILTER && -z $DEBUG && ${IRN_CHECK_DEBUG:-1} == 1 ]]
+}
+
+# The slowest results, and where the time went.
+slowest() {
+	local n
+
+	[[ ${#TIMES[@]} -gt 0 ]] || return 0
+	printf '\nslowest tests (s):\n'
+	for n in "${!TIMES[@]}"; do
+		printf '%6s  %s\n' "${TIMES[$n]}" "$n"
+	done | sort -rn | head -n 12
+	printf 'whole run: %s s (%s tier)\n\n' "$SECONDS" "$TIER"
 }
 
 main() {
 	while [[ $# -gt 0 ]]; do
 		case $1 in
+		--tier) TIER=$2; shift ;;
 		--kunit-only) DO_INTEG=0 ;;
-		--debug) DEBUG=--debug KUNIT_KERNEL=debug INTEG_KERNEL=debug ;;
+		--debug) DEBUG=--debug ;;
 		--subset) SUBSET=1 ;;
 		--integration-only) DO_KUNIT=0 ;;
 		-h | --help) usage 0 ;;
@@ -315,34 +482,36 @@ main() {
 		esac
 		shift
 	done
+	[[ $TIER == ci || $TIER == full ]] || irn_die "--tier takes ci or full, not '$TIER'"
+	if [[ $TIER == ci ]]; then
+		DEADLINE=${IRN_CHECK_DEADLINE:-4500}
+	else
+		DEADLINE=${IRN_CHECK_DEADLINE:-14400}
+	fi
+	if [[ $FILTER == debug:* ]]; then
+		FILTER=${FILTER#debug:}
+		DEBUG=--debug
+	fi
 	if [[ -n $FILTER ]]; then
 		if [[ $FILTER == kunit* ]]; then DO_INTEG=0; else DO_KUNIT=0; fi
 	fi
+	irn_guest_lock "scripts/check.sh --tier $TIER${FILTER:+ $FILTER}"
 	step_deps
 	RUN=$(irn_run_dir)
-	irn_log "results: $RUN"
-	if [[ $DO_KUNIT == 1 ]]; then
-		if [[ -z $DEBUG ]] && debug_subset_follows; then
-			# the debug subset builds the debug kernel anyway
-			DEBUG=--debug KUNIT_KERNEL=debug run_kunit
-		else
-			run_kunit
-		fi
-	fi
+	irn_log "results: $RUN (deadline in $DEADLINE s)"
+	[[ $DO_KUNIT == 0 ]] || run_kunit
 	[[ $DO_INTEG == 0 ]] || run_integration
-	if [[ -z $DEBUG ]] && debug_subset_follows; then
-		DEBUG=--debug INTEG_KERNEL=debug TAG=debug: SUBSET=1
-		# one lossy condition is enough to walk IRN's recovery there
-		export IRN_LOSSY_NETEM=${IRN_LOSSY_NETEM:-delay 2ms loss 1%}
-		export IRN_LOSSY_MODES=${IRN_LOSSY_MODES:-irn}
-		run_integration
+	if [[ -n $FILTER && $NMATCHED == 0 ]]; then
+		result FAIL "select:$FILTER" 0 "no test matches '$FILTER' (tests: scripts/tests/*.sh with an irn-test header; kunit:SUITE.CASE)"
 	fi
+	slowest | tee -a "$RUN/summary.txt"
 	if [[ $NSKIP -gt 0 ]]; then
-		printf '%s passed, %s failed, %s skipped\n' "$NPASS" "$NFAIL" "$NSKIP"
+		printf '%s passed, %s failed, %s skipped\n' "$NPASS" "$NFAIL" "$NSKIP" | tee -a "$RUN/summary.txt"
 	else
-		printf '%s passed, %s failed\n' "$NPASS" "$NFAIL"
+		printf '%s passed, %s failed\n' "$NPASS" "$NFAIL" | tee -a "$RUN/summary.txt"
 	fi
 	[[ $NFAIL -eq 0 ]]
 }
 
-main "$@"
+# One line: a check.sh edited while it runs goes on to the end unharmed.
+main "$@"; exit

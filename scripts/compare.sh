@@ -355,6 +355,7 @@ main() {
 		return
 	fi
 	irn_need_root compare
+	irn_guest_lock "scripts/compare.sh"
 	"$IRN_ROOT/scripts/deps.sh" --check 2>/dev/null || "$IRN_ROOT/scripts/deps.sh"
 	irn_need_cmd gnuplot qemu-system-x86_64
 	RUN_TIMEOUT=$((SECS + 150))

@@ -10,19 +10,33 @@
 # Parameterised cases give one line per case (failing parameters are
 # named after it).
 #
-#   scripts/ktap.sh LOG [EXPECTED_SUITE...]
+#   scripts/ktap.sh [--times] LOG [EXPECTED_SUITE...]
 # Every EXPECTED_SUITE must appear. Exit status 0 when nothing failed.
+# --times puts each case's seconds after the verdict ("PASS 0.012
+# kunit:..."), from the log's printk timestamps: the time since the
+# previous line of its suite (0 without timestamps).
 set -euo pipefail
 
-[[ $# -ge 1 ]] || { echo "usage: $0 LOG [EXPECTED_SUITE...]" >&2; exit 2; }
+times=0
+[[ ${1:-} != --times ]] || { times=1; shift; }
+[[ $# -ge 1 ]] || { echo "usage: $0 [--times] LOG [EXPECTED_SUITE...]" >&2; exit 2; }
 log=$1
 shift
 [[ -r $log ]] || { echo "FAIL kunit:no-ktap-output (cannot read $log)"; exit 1; }
 
 # A "# Subtest: NAME" header at indent I opens NAME; results at indent I
 # belong to it. The stack of open headers gives the path of a result.
-sed -E 's/^\[[^]]*\] ?//; s/\r$//' "$log" | awk -v expected="$*" '
+# Each line becomes "TIMESTAMP<tab>TEXT" (an empty timestamp without one).
+sed -E 's/\r$//; s/^\[ *([0-9]+\.[0-9]+)\] ?/\1\t/; t; s/^\[[^]]*\] ?//; s/^/\t/' "$log" |
+awk -v expected="$*" -v times="$times" '
 function depth_of(s) { match(s, /^ */); return RLENGTH }
+function verdict_out(v) { return times ? sprintf("%s %.3f", v, dt) : v }
+{
+	i = index($0, "\t")
+	ts = substr($0, 1, i - 1)
+	$0 = substr($0, i + 1)
+	dt = (ts != "" && last != "") ? ts - last : 0
+}
 function path_to(ind,   i, p) {
 	p = ""
 	for (i = 0; i <= ind; i += 4)
@@ -40,6 +54,7 @@ function nparents(ind,   i, n) {
 	open[ind] = name
 	for (i in open) if (i + 0 > ind) delete open[i]
 	if (nparents(ind) == 1) { started[name] = 1; order[++nsuites] = name }
+	last = ts
 	next
 }
 /^ *(not )?ok [0-9]+ / {
@@ -63,8 +78,9 @@ function nparents(ind,   i, n) {
 	if (np == 1) {
 		verdict = fail ? "FAIL" : (skip ? "SKIP" : "PASS")
 		extra = (fail && (parent "." name) in badparams) ? " (failing parameters:" badparams[parent "." name] ")" : ""
-		printf "%s kunit:%s.%s%s\n", verdict, parent, name, extra
+		printf "%s kunit:%s.%s%s\n", verdict_out(verdict), parent, name, extra
 		count[verdict]++
+		last = ts
 	} else if (fail) {
 		badparams[parent] = badparams[parent] " " name
 	}
@@ -74,11 +90,11 @@ END {
 	bad = 0
 	for (i = 1; i <= nsuites; i++) {
 		s = order[i]
-		if (!(s in finished)) { printf "FAIL kunit:%s (incomplete KTAP: suite never finished)\n", s; bad = 1 }
+		if (!(s in finished)) { printf "%s kunit:%s (incomplete KTAP: suite never finished)\n", verdict_out("FAIL"), s; bad = 1 }
 	}
 	n = split(expected, want, " ")
 	for (i = 1; i <= n; i++)
-		if (!(want[i] in started)) { printf "FAIL kunit:%s (suite missing from KTAP output)\n", want[i]; bad = 1 }
-	if (nsuites == 0) { print "FAIL kunit:no-ktap-output"; bad = 1 }
+		if (!(want[i] in started)) { printf "%s kunit:%s (suite missing from KTAP output)\n", verdict_out("FAIL"), want[i]; bad = 1 }
+	if (nsuites == 0) { print verdict_out("FAIL") " kunit:no-ktap-output"; bad = 1 }
 	exit (bad || count["FAIL"] > 0) ? 1 : 0
 }'

@@ -12,7 +12,7 @@
 #     --mem MB                memory per guest (default 1536)
 #     --cpus N                vCPUs per guest (default 1)
 #     --name NAME             subdirectory of the run directory (default vm)
-#     --run-dir DIR           default: $IRN_RESULTS/<timestamp> (IRN_RESULTS=/tmp/irn-results)
+#     --run-dir DIR           default: $IRN_RESULTS/<timestamp> (IRN_RESULTS=results/)
 #     --modules A.ko[:B.ko]   make these modprobe-able in the guest (also: IRN_MODULES)
 #     --env NAME=VALUE        export to the job (repeatable)
 #     --no-scan               do not fail on kernel warnings in the console
@@ -292,6 +292,7 @@ main() {
 	local roles=(a) role worst=0 r t0
 	declare -gA PIDS=()
 	parse_args "$@"
+	irn_guest_lock "scripts/vm.sh $NAME"
 	irn_need_cmd qemu-system-x86_64 depmod modprobe cpio gzip python3 ss
 	select_kernel
 	MODSTAGE=

@@ -5,8 +5,13 @@
 # and a few small utilities. Nothing here has side effects at source time
 # except computing paths.
 
+IRN_ROOT=${IRN_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 IRN_CACHE=${IRN_CACHE:-/var/cache/irn}
-IRN_RESULTS=${IRN_RESULTS:-/tmp/irn-results}
+# Results of every run stay in the checkout (git ignores results/), so a
+# failed CI run can be read afterwards.
+IRN_RESULTS=${IRN_RESULTS:-$IRN_ROOT/results}
+# One guest job at a time on this host: see irn_guest_lock.
+IRN_GUEST_LOCK=${IRN_GUEST_LOCK:-/run/lock/irn-guest-jobs.lock}
 # The guests' cable (scripts/vm.sh start_guests): unix or tcp.
 IRN_CABLE=${IRN_CABLE:-unix}
 # Debian's stock 6.1 kernel: the newest one with image, modules and headers.
@@ -107,6 +112,28 @@ irn_with_lock() {
 	) 9>"$lock"
 }
 
+# irn_guest_lock WHAT: take the host-wide lock of guest jobs, waiting (and
+# saying so) while another job holds it.  TCG guests of two jobs on a
+# 2-core host make each other's timers fire and their figures
+# meaningless.  The lock is held until this process and every child that
+# inherited it (QEMU included) have exited; a child script that boots
+# guests itself sees IRN_GUEST_LOCK_HELD and does not take it again.
+irn_guest_lock() {
+	local what=$1 holder
+
+	[[ ${IRN_GUEST_LOCK_HELD:-} != 1 ]] || return 0
+	mkdir -p "$(dirname "$IRN_GUEST_LOCK")"
+	exec {IRN_GUEST_LOCK_FD}<>"$IRN_GUEST_LOCK"
+	if ! flock -x -n "$IRN_GUEST_LOCK_FD"; then
+		holder=$(cat "$IRN_GUEST_LOCK" 2>/dev/null)
+		irn_log "$what: waiting for another guest job to finish (${holder:-holder unknown}; lock $IRN_GUEST_LOCK)"
+		flock -x "$IRN_GUEST_LOCK_FD"
+		irn_log "$what: lock taken"
+	fi
+	printf 'pid %s, %s, since %s\n' "$$" "$what" "$(date -u +%H:%M:%S)" >"$IRN_GUEST_LOCK"
+	export IRN_GUEST_LOCK_HELD=1
+}
+
 # Timestamped run directory for logs and results; created once per
 # process tree (exported so child scripts reuse it).
 irn_run_dir() {
@@ -156,6 +183,17 @@ irn_scan_kernel_log() {
 	local f=$1
 	[[ -s $f ]] || return 1
 	irn_drop_alloc_reports <"$f" | grep -a -E -f <(irn_bad_kernel_patterns)
+}
+
+# irn_test_budget FILE TIER: the seconds a test may take in TIER (ci or
+# full), from its "# irn-test:" header: "ci=N" in the CI tier, else
+# "timeout=N" (default 120).
+irn_test_budget() {
+	local hdr key=timeout t
+	hdr=$(grep -m1 -E '^# irn-test:' "$1")
+	[[ $2 != ci ]] || ! grep -q -E '(^| )ci=[0-9]+' <<<"$hdr" || key=ci
+	t=$(grep -o -E "(^| )$key=[0-9]+" <<<"$hdr" | cut -d= -f2)
+	printf '%s\n' "${t:-120}"
 }
 
 # Seconds since the epoch, with decimals.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=1 timeout=120 debug
+# irn-test: guests=1 timeout=120 ci=120 debug
 #
 # Port state follows the netdev: "ip link set eth0 down" -> port DOWN (1),
 # "up" -> ACTIVE (4), as seen in sysfs and ibv_devinfo, and userspace gets

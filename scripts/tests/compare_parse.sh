@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: host timeout=60
+# irn-test: host timeout=60 ci=60
 #
 # The parsing and aggregation behind scripts/compare.sh (scripts/lib/
 # compare.sh), on the host, without guests:

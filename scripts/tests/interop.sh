@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=2 timeout=900
+# irn-test: guests=2 timeout=900 ci=600
 #
 # Interoperability with stock rdma_rxe: guest a runs stock rdma_rxe
 # (rxe0), guest b runs irn (irn0).  Every case runs in both directions:
@@ -8,9 +8,15 @@
 # requester of rping's RDMA READ/WRITE) and server on a (irn is the
 # client: the requester for perftest).
 #
-#   ibv_rc_pingpong -c -s 4096   (-c: the receiver checks the data)
+#   ibv_rc_pingpong -c -s 4096   (-c: the server checks the first byte of
+#                                 each page it received)
 #   ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw
-#   rping -v -C 10               (rdma_cm; data checked)
+#   rping -v -V -C 10            (rdma_cm; -V: the client checks the echo)
+#
+# A case passes only if both sides exit 0 and both outputs pass their
+# check: ibv_rc_pingpong's "iters in" line and no "invalid data";
+# irn_perftest's (lib.sh); every ping of rping on the client, and on the
+# server each buffer it read exactly as rping's client fills it.
 #
 # interop_loss.sh sources this file with IRN_INTEROP_LOSS=1%: netem drops
 # that share of the packets leaving each guest's eth0, and go-back-N must
@@ -32,10 +38,12 @@ if [[ -n $LOSS ]]; then
 	modprobe sch_netem || irn_fail "modprobe sch_netem failed"
 	# pingpong, perftest and rping sizes and limits under loss
 	PP="-s 4096 -n 200" BW="-s 65536 -n 200" AT="-n 200" RP=20 T=300
-	# the one failure a lossy run may show and still pass: the ACK of
-	# the server's last send lost after the client exited (lib.sh,
-	# _irn_case_tail); wr_id 2 is ibv_rc_pingpong's send, and N in
-	# "parse WC failed N" the completions of one poll
+	# the one server failure a lossy run may show that is no fault: the
+	# ACK of its last send lost after the client exited (lib.sh,
+	# _irn_case_tail).  That server never checks its data, so the case
+	# runs once more and fails if it happens again.  wr_id 2 is
+	# ibv_rc_pingpong's send, and N in "parse WC failed N" the
+	# completions of one poll
 	PP_TAIL='^Failed status transport retry counter exceeded \(12\) for wr_id 2$|^parse WC failed [12]$'
 else
 	PP="-s 4096 -n 50" BW="-n 100" AT="-n 100" RP=10 T=90 PP_TAIL=
@@ -56,6 +64,35 @@ irn_put "drv.$IRN_ROLE" "$IRN_DRIVER"
 irn_get_drv() { irn_get "drv.$1" 30; }
 DA=$(irn_get_drv a) DB=$(irn_get_drv b)
 
+# rping -s -v prints each buffer the server read from the client: ping K
+# is "rdma-ping-K: " and then rping's pattern (rping.c, rping_test_client:
+# characters from 65 + K % 58 up, 122 wrapping to 65) up to the default
+# 64-byte size less the NUL.  All IRN_RPING_COUNT pings, in order, intact.
+interop_check_rping_server()
+{
+	awk -v want="${IRN_RPING_COUNT:-10}" -v n=0 '
+	/^server ping data: / {
+		line = substr($0, 19)
+		good = "rdma-ping-" n ": "
+		for (c = 65 + n % 58; length(good) < 63; c = (c == 122 ? 65 : c + 1))
+			good = good sprintf("%c", c)
+		if (line != good) {
+			printf "ping %d read as \"%s\", sent as \"%s\"\n", n, line, good
+			bad = 1
+			exit
+		}
+		n++
+	}
+	END {
+		if (bad)
+			exit 1
+		if (n != want) {
+			printf "the server read %d pings, expected %d\n", n, want
+			exit 1
+		}
+	}' "$1"
+}
+
 for srole in b a; do
 	if [[ $srole == b ]]; then
 		srv=10.77.0.2 dir="server $DB, client $DA"
@@ -73,9 +110,10 @@ for srole in b a; do
 	done
 	# shellcheck disable=SC2086
 	irn_perftest "($dir)" $T ib_atomic_bw $AT
-	IRN_RPING_COUNT=$RP irn_case "rping -v -C $RP ($dir)" $srole $T cm \
+	IRN_RPING_COUNT=$RP irn_case "rping -v -V -C $RP ($dir)" $srole $T cm \
 		"rping -s -a $srv -p \$PORT -v -C $RP" \
-		"rping -c -a $srv -p \$PORT -v -C $RP" irn_check_rping
+		"rping -c -a $srv -p \$PORT -v -V -C $RP" irn_check_rping \
+		interop_check_rping_server
 done
 
 irn_log "counters of $IRN_DEV at the end:"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=1 timeout=180
+# irn-test: guests=1 timeout=180 ci=180
 #
 # rdma link add/delete life cycle:
 #  - "rdma link add irn0 type irn netdev eth0" autoloads the module
@@ -80,7 +80,7 @@ if ip link add irndummy0 type dummy 2>/dev/null; then
 	[[ -e /sys/class/infiniband/$DEV ]] ||
 		irn_fail "$DEV disappeared when irndummy0 was deleted"
 else
-	irn_log "info: no dummy netdev support; duplicate-name check done on $ND only"
+	irn_skip_part "no dummy netdev support: the duplicate-name check on a second netdev"
 	irn_run_fails "duplicate name $DEV" rdma link add "$DEV" type "$T" netdev "$ND"
 fi
 
@@ -95,7 +95,7 @@ if modprobe 8021q 2>/dev/null &&
 	expect_refused "VLAN netdev" "${DEV%0}v" "$ND.5"
 	ip link delete "$ND.5"
 else
-	irn_log "info: cannot create VLAN $ND.5 (no 8021q?); VLAN check not run"
+	irn_skip_part "cannot create VLAN $ND.5 (no 8021q?): the VLAN check"
 fi
 
 # 6. delete and unload

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=1 timeout=600
+# irn-test: guests=1 timeout=600 ci=300
 #
 # Client and server on one device in one guest: the requester and the
 # responder share irn0 and every packet loops back inside the host.

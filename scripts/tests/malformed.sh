@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=2 timeout=300 debug
+# irn-test: guests=2 timeout=300 ci=300 debug
 #
 # Malformed RoCEv2 packets are dropped and counted, and the guest survives.
 #

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=2 timeout=1500
+# irn-test: guests=2 timeout=1500 ci=600
 #
 # NVMe over Fabrics (RDMA transport) between the guests, on the kernel's
 # own consumers: guest b is the target (nvmet + nvmet-rdma, a RAM-backed
@@ -31,8 +31,10 @@
 #                       IRN_NVMEOF_SRQ); default "auto:none:1;auto:delay 2ms
 #                       loss 1%:1;auto:delay 2ms loss 1%:0;gbn:delay 2ms
 #                       loss 1%:0" (IRN under loss with and without the
-#                       target's SRQ, and go-back-N)
-#   IRN_NVMEOF_RUNTIME  seconds of each IOPS/p99 run (default 10)
+#                       target's SRQ, and go-back-N); in make check's CI
+#                       tier the first two only
+#   IRN_NVMEOF_RUNTIME  seconds of each IOPS/p99 run (default 10; 3 in make
+#                       check's CI tier)
 #   IRN_NVMEOF_SCALE    multiplies the verified amounts (default 1: 256 KiB
 #                       to 4 MiB per job, kept small for make check)
 #   IRN_NVMEOF_SRQ      nvmet-rdma's use_srq where a phase names none
@@ -58,8 +60,10 @@ for m in brd nvmet nvmet-rdma nvme-rdma; do
 		irn_skip "kernel $(uname -r) has no $m module"
 done
 
-IFS=';' read -r -a PHASES <<<"${IRN_NVMEOF_PHASES:-auto:none:1;auto:delay 2ms loss 1%:1;auto:delay 2ms loss 1%:0;gbn:delay 2ms loss 1%:0}"
-RUNTIME=${IRN_NVMEOF_RUNTIME:-10}
+IFS=';' read -r -a PHASES <<<"${IRN_NVMEOF_PHASES:-$(irn_by_tier \
+	'auto:none:1;auto:delay 2ms loss 1%:1;auto:delay 2ms loss 1%:0;gbn:delay 2ms loss 1%:0' \
+	'auto:none:1;auto:delay 2ms loss 1%:1')}"
+RUNTIME=${IRN_NVMEOF_RUNTIME:-$(irn_by_tier 10 3)}
 SCALE=${IRN_NVMEOF_SCALE:-1}
 USE_SRQ=${IRN_NVMEOF_SRQ:-1}
 NQN=nqn.2026-11.org.irn:nvmeof-test

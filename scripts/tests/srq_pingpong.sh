@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=2 timeout=240
+# irn-test: guests=2 timeout=240 ci=240
 #
 # ibv_srq_pingpong between two guests (RC QPs sharing a shared receive
 # queue), polling and with -e, -c validating the data.  Server on b,

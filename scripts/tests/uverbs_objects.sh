@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=1 timeout=120 debug
+# irn-test: guests=1 timeout=120 ci=120 debug
 #
 # User context, PD, CQs, and an SRQ QP's Last WQE Reached event through
 # the stock rxe provider: runs tools/irn_devcheck against the device.
