@@ -405,14 +405,16 @@ unreg_phase()
 		-p "$port" -F -n "$ITERS" >"$IRN_OUT/faults-unreg-server.log" 2>&1 &
 	spid=$!
 	irn_wait_for 30 "loopback server on port $port" listening "$port"
+	# now: on the debug kernel the transfer can end before client_pid's
+	# resource listing does
+	spid_rdma=$(pgrep -P "$spid" -x ib_write_bw) ||
+		irn_fail "unreg: the loopback server is not running"
 	start=$SECONDS
 	timeout -k 5 $LIMIT ib_write_bw -d "$dev" -x "$gidx" \
 		-p "$port" -F -n "$ITERS" 127.0.0.1 >"$out" 2>&1 &
 	tpid=$!
 	sleep 2
 	cpid=$(client_pid unreg "$tpid")
-	spid_rdma=$(pgrep -P "$spid" -x ib_write_bw) ||
-		irn_fail "unreg: the loopback server is not running"
 	timeout -k 5 $((LIMIT + 30)) ip link del irnv0 \
 		>"$IRN_OUT/faults-unreg-del.log" 2>&1 &
 	dpid=$!
