@@ -145,6 +145,8 @@ run_kunit() {
 		return
 	fi
 	mods=$bdir/rdma_irn.ko:$bdir/irn_kunit.ko
+	irn_log "KUnit: kernel and modules ready in $((SECONDS - t0)) s"
+	t0=$SECONDS
 	limit=$(remaining)
 	((limit < 600)) || limit=600
 	"$IRN_ROOT/scripts/vm.sh" --kernel debug --name kunit --run-dir "$RUN" \
@@ -165,7 +167,7 @@ run_kunit() {
 	*) result FAIL kunit:guest "$((SECONDS - t0))" "$(cat "$dir/status" 2>/dev/null), console $dir/console.log"
 	   show_tail "$dir/console.log" 40 ;;
 	esac
-	irn_log "KUnit stage took $((SECONDS - t0)) s"
+	irn_log "KUnit guest took $((SECONDS - t0)) s"
 }
 
 # ---- integration -----------------------------------------------------------
