@@ -73,6 +73,25 @@ void irn_av_cleanup(struct irn_av *av)
 	dst_cache_destroy(&av->dst_cache);
 }
 
+static void free_av_rcu(struct rcu_head *rcu)
+{
+	struct irn_av *av = container_of(rcu, struct irn_av, rcu);
+
+	irn_av_cleanup(av);
+	kfree(av);
+}
+
+/**
+ * irn_av_free() - free a kmalloc'ed address vector after a grace period
+ * @av: from irn_av_init(); senders may be using it under rcu_read_lock()
+ *
+ * Context: any.  Module exit waits for the callbacks (rcu_barrier()).
+ */
+void irn_av_free(struct irn_av *av)
+{
+	call_rcu(&av->rcu, free_av_rcu);
+}
+
 /**
  * irn_ah_create() - ib_device_ops.create_ah and create_user_ah
  * @ibah: AH allocated by the RDMA core
@@ -102,6 +121,7 @@ int irn_ah_create(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	err = irn_av_init(ah->av, init->ah_attr, 0, 0, gfp);
 	if (err)
 		goto err_free_av;
+	ah->av->pd = ibah->pd;
 	xa_lock_irqsave(&dev->ahs, irqflags);
 	err = __xa_alloc_cyclic(&dev->ahs, &ah->ah_num, ah->av,
 				XA_LIMIT(1, IRN_MAX_AH_NUM), &dev->ah_next, gfp);
@@ -127,14 +147,6 @@ err_free_av:
 	return err;
 }
 
-static void free_av_rcu(struct rcu_head *rcu)
-{
-	struct irn_av *av = container_of(rcu, struct irn_av, rcu);
-
-	irn_av_cleanup(av);
-	kfree(av);
-}
-
 /**
  * irn_ah_destroy() - ib_device_ops.destroy_ah
  * @ibah: AH
@@ -153,7 +165,7 @@ int irn_ah_destroy(struct ib_ah *ibah, u32 flags)
 	__xa_erase(&dev->ahs, ah->ah_num);
 	xa_unlock_irqrestore(&dev->ahs, irqflags);
 	/* The requester may still be sending to it. */
-	call_rcu(&ah->av->rcu, free_av_rcu);
+	irn_av_free(ah->av);
 	return 0;
 }
 
@@ -161,16 +173,23 @@ int irn_ah_destroy(struct ib_ah *ibah, u32 flags)
  * irn_ah_lookup() - address vector of an AH, by number
  * @dev: device
  * @ah_num: number from a UD work request
+ * @pd: protection domain of the sending QP
  *
  * The table holds address vectors rather than AHs because the RDMA core
  * frees an AH as soon as it is destroyed, while its address vector lives
- * until the requesters that may be using it are done.
+ * until the requesters that may be using it are done.  AH numbers are
+ * small and handed out in sequence, and a user ring names any of them: an
+ * AH of another protection domain (another process's, or the kernel CM's)
+ * is not found.
  *
  * Context: under rcu_read_lock(), which keeps the AH's address vector
  * (not the AH itself) alive.
  * Return: the address vector, or NULL.
  */
-struct irn_av *irn_ah_lookup(struct irn_dev *dev, u32 ah_num)
+struct irn_av *irn_ah_lookup(struct irn_dev *dev, u32 ah_num,
+			     const struct ib_pd *pd)
 {
-	return xa_load(&dev->ahs, ah_num);
+	struct irn_av *av = xa_load(&dev->ahs, ah_num);
+
+	return av && av->pd == pd ? av : NULL;
 }

@@ -158,7 +158,7 @@ static bool retire(struct irn_qp *qp, struct irn_swqe *w,
 		spin_unlock_bh(&qp->sq_pos_lock);
 		if (status != IB_WC_SUCCESS) {
 			WRITE_ONCE(w->status, status);
-			irn_qp_error(qp);
+			irn_qp_sq_error(qp);
 		}
 		return false;
 	}
@@ -181,7 +181,7 @@ static bool retire(struct irn_qp *qp, struct irn_swqe *w,
 	spin_unlock_bh(&qp->sq_pos_lock);
 	irn_wq_consumed(&qp->sq, qp->comp.head);
 	if (status != IB_WC_SUCCESS)
-		irn_qp_error(qp);
+		irn_qp_sq_error(qp);
 	return true;
 }
 
@@ -312,8 +312,13 @@ static u8 aeth_syndrome(struct sk_buff *skb, struct irn_pkt *pkt)
 	return be32_to_cpu(aeth->smsn) >> 24;
 }
 
+/*
+ * What the response is for.  Go-back-N: a read or atomic response belongs
+ * to the head WQE, found once here and passed on in @wp; head_wqe() read
+ * again could miss it while a rewind moves the requester back to it.
+ */
 static enum comp_state check_op(struct irn_qp *qp, struct sk_buff *skb,
-				struct irn_pkt *pkt)
+				struct irn_pkt *pkt, struct irn_swqe **wp)
 {
 	struct irn_swqe *w = head_wqe(qp);
 
@@ -324,6 +329,7 @@ static enum comp_state check_op(struct irn_qp *qp, struct sk_buff *skb,
 	if (irn_qp_irn_on(qp))
 		return pkt->flags & IRN_OP_READ ? COMP_READ :
 		       pkt->flags & IRN_OP_ATOMIC ? COMP_ATOMIC : COMP_ACK;
+	*wp = w;
 	if (pkt->flags & IRN_OP_READ) {
 		if (!w || w->opcode != IB_WR_RDMA_READ)
 			return COMP_DONE;
@@ -735,10 +741,9 @@ static enum comp_state do_ack(struct irn_qp *qp, struct irn_pkt *pkt)
 }
 
 /* Read responses arrive in order; anything else means a loss. */
-static enum comp_state do_read(struct irn_qp *qp, struct sk_buff *skb,
-			       struct irn_pkt *pkt)
+static enum comp_state do_read(struct irn_qp *qp, struct irn_swqe *w,
+			       struct sk_buff *skb, struct irn_pkt *pkt)
 {
-	struct irn_swqe *w = head_wqe(qp);
 	u32 index = qp->comp.head & qp->sq.queue.mask;
 	struct irn_copy data = { .skb = skb, .skb_off = pkt->hdr_len };
 	u32 expect = irn_psn_add(w->first_psn,
@@ -779,10 +784,9 @@ static enum comp_state do_read(struct irn_qp *qp, struct sk_buff *skb,
 	return COMP_DONE;
 }
 
-static enum comp_state do_atomic(struct irn_qp *qp, struct sk_buff *skb,
-				 struct irn_pkt *pkt)
+static enum comp_state do_atomic(struct irn_qp *qp, struct irn_swqe *w,
+				 struct sk_buff *skb, struct irn_pkt *pkt)
 {
-	struct irn_swqe *w = head_wqe(qp);
 	u32 index = qp->comp.head & qp->sq.queue.mask;
 	struct irn_atmack *ack = (void *)(skb->data +
 				 irn_pkt_hdr_offset(pkt, IRN_HDR_ATMACK));
@@ -870,6 +874,7 @@ static void handle_response(struct irn_qp *qp, struct sk_buff *skb)
 {
 	struct irn_pkt *pkt = irn_skb_pkt(skb);
 	enum comp_state state = COMP_CHECK_PSN;
+	struct irn_swqe *w = NULL;
 
 	negotiate(qp, pkt);
 	while (state != COMP_DONE) {
@@ -878,16 +883,16 @@ static void handle_response(struct irn_qp *qp, struct sk_buff *skb)
 			state = check_psn(qp, pkt);
 			break;
 		case COMP_CHECK_OP:
-			state = check_op(qp, skb, pkt);
+			state = check_op(qp, skb, pkt, &w);
 			break;
 		case COMP_READ:
 			state = irn_qp_irn_on(qp) ? irn_do_read(qp, skb, pkt) :
-						    do_read(qp, skb, pkt);
+						    do_read(qp, w, skb, pkt);
 			break;
 		case COMP_ATOMIC:
 			state = irn_qp_irn_on(qp) ?
 				irn_do_atomic(qp, skb, pkt) :
-				do_atomic(qp, skb, pkt);
+				do_atomic(qp, w, skb, pkt);
 			break;
 		case COMP_ACK:
 			state = irn_qp_irn_on(qp) ? irn_do_ack(qp, skb, pkt) :
@@ -969,8 +974,9 @@ static void handle_timeout(struct irn_qp *qp)
 }
 
 /*
- * In the error state every outstanding WQE completes as flushed, or with
- * the error it failed with.  The requester hands over the WQEs it had not
+ * In the error state, and in the send queue error state of UC and UD QPs,
+ * every outstanding WQE completes as flushed, or with the error it failed
+ * with.  The requester hands over the WQEs it had not
  * finished (flush_unsent() in irn_req.c) and runs this engine again.
  */
 static enum irn_task_ret flush(struct irn_qp *qp)
@@ -999,9 +1005,10 @@ static enum irn_task_ret flush(struct irn_qp *qp)
 enum irn_task_ret irn_completer(struct irn_task *task)
 {
 	struct irn_qp *qp = container_of(task, struct irn_qp, comp_task);
+	enum ib_qp_state state = irn_qp_state(qp);
 	struct sk_buff *skb;
 
-	if (irn_qp_state(qp) == IB_QPS_ERR)
+	if (state == IB_QPS_ERR || state == IB_QPS_SQE)
 		return flush(qp);
 
 	skb = skb_dequeue(&qp->comp_pkts);

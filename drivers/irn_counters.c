@@ -46,6 +46,8 @@ static const struct rdma_stat_desc irn_counter_descs[] = {
 	[IRN_CNT_SPURIOUS].name			= "spurious_retransmits",
 	[IRN_CNT_REORDER_SEEN].name		= "reordering_seen",
 	[IRN_CNT_SPURIOUS_RTO].name		= "spurious_timeouts",
+	[IRN_CNT_DUP_DROPPED].name		= "duplicate_reads_dropped",
+	[IRN_CNT_DROP_BACKLOG].name		= "rcvd_drop_backlog",
 };
 
 static_assert(ARRAY_SIZE(irn_counter_descs) == IRN_NUM_COUNTERS);

@@ -7,6 +7,7 @@
 
 #include <linux/kconfig.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <rdma/rdma_netlink.h>
 
 #include "irn_debugfs.h"
@@ -49,6 +50,8 @@ err_debugfs_exit:
 static void __exit irn_exit(void)
 {
 	irn_device_exit();
+	/* Address vectors freed after a grace period (irn_av_free()). */
+	rcu_barrier();
 	irn_udp_exit();
 	irn_task_module_exit();
 	irn_debugfs_exit();

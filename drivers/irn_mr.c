@@ -322,7 +322,9 @@ static void mw_release_mr(struct irn_mr *mr)
 
 /*
  * The MR behind a window, if the window grants this access to this range
- * through this QP.
+ * through this QP, and the MR still holds that range: a fast-registration
+ * MR under a bound window can be invalidated or registered again with
+ * other pages, which the window does not see.
  */
 static struct irn_mr *mw_resolve(struct irn_mw *mw, struct ib_pd *pd,
 				 u32 qpn, int access, u64 va, u64 len)
@@ -337,6 +339,10 @@ static struct irn_mr *mw_resolve(struct irn_mw *mw, struct ib_pd *pd,
 	    refcount_inc_not_zero(&mw->mr->key.refs))
 		mr = mw->mr;
 	spin_unlock_bh(&mw->lock);
+	if (mr && irn_mr_check(mr, pd, 0, va, len) != IB_WC_SUCCESS) {
+		irn_mr_put(mr);
+		mr = NULL;
+	}
 	return mr;
 }
 

@@ -126,3 +126,34 @@ void irn_qp_error(struct irn_qp *qp)
 	irn_task_sched(&qp->comp_task);
 	irn_task_sched(&qp->resp_task);
 }
+
+/**
+ * irn_qp_sq_error() - a send WQE completed in error
+ * @qp: QP
+ *
+ * An RC QP goes to the error state.  A UC or UD QP goes to the send queue
+ * error state (IBTA 10.3.1): its later send WQEs are flushed while its
+ * receive queue goes on working, until modify_qp takes it back to RTS (the
+ * MAD layer does so for QP1).
+ *
+ * Context: any, does not sleep.
+ */
+void irn_qp_sq_error(struct irn_qp *qp)
+{
+	unsigned long flags;
+	bool changed;
+
+	if (irn_qp_is_rc(qp)) {
+		irn_qp_error(qp);
+		return;
+	}
+	spin_lock_irqsave(&qp->state_lock, flags);
+	changed = qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD;
+	if (changed)
+		WRITE_ONCE(qp->state, IB_QPS_SQE);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (!changed)
+		return;
+	irn_task_sched(&qp->req_task);
+	irn_task_sched(&qp->comp_task);
+}

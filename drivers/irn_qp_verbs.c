@@ -61,8 +61,9 @@ static int check_init(struct ib_qp_init_attr *init, struct ib_udata *udata)
 		cap->max_recv_wr = 1;
 		cap->max_recv_sge = 1;
 	}
-	if (!cap->max_send_wr || cap->max_send_wr > IRN_MAX_QP_WR ||
-	    !cap->max_recv_wr || cap->max_recv_wr > IRN_MAX_QP_WR ||
+	/* Zero-sized queues are legal: a QP that only receives or reads. */
+	if (cap->max_send_wr > IRN_MAX_QP_WR ||
+	    cap->max_recv_wr > IRN_MAX_QP_WR ||
 	    cap->max_send_sge > IRN_MAX_SGE ||
 	    cap->max_recv_sge > IRN_MAX_SGE ||
 	    cap->max_inline_data > IRN_MAX_INLINE)
@@ -229,6 +230,7 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->mtu = ib_mtu_enum_to_int(IB_MTU_256);
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->done);
+	mutex_init(&qp->modify_lock);
 	spin_lock_init(&qp->state_lock);
 	spin_lock_init(&qp->sq_pos_lock);
 	spin_lock_init(&qp->sq.lock);
@@ -303,8 +305,13 @@ err_free_sb:
 	return err;
 }
 
-/* Back to a freshly created QP: rings empty, engines idle. */
-static void reset_qp(struct irn_qp *qp)
+/*
+ * Stop the engines and their timers.  A timer that fired before it was
+ * cancelled, a packet received or a transmitted packet freed meanwhile can
+ * still have asked for an engine run: flush_engines() waits for those once
+ * nothing can ask any more.
+ */
+static void stop_engines(struct irn_qp *qp)
 {
 	irn_task_disable(&qp->req_task);
 	irn_task_disable(&qp->comp_task);
@@ -312,6 +319,30 @@ static void reset_qp(struct irn_qp *qp)
 	hrtimer_cancel(&qp->comp.rto);
 	hrtimer_cancel(&qp->comp.rnr_timer);
 	hrtimer_cancel(&qp->irn.reo_timer);
+}
+
+static void flush_engines(struct irn_qp *qp)
+{
+	irn_task_flush(&qp->req_task);
+	irn_task_flush(&qp->comp_task);
+	irn_task_flush(&qp->resp_task);
+	/* A straggling run may have armed one again. */
+	hrtimer_cancel(&qp->comp.rto);
+	hrtimer_cancel(&qp->comp.rnr_timer);
+	hrtimer_cancel(&qp->irn.reo_timer);
+}
+
+/*
+ * Back to a freshly created QP: rings empty, engines idle.  The QP is in
+ * the reset state already, so the receive path no longer queues packets
+ * for it once the readers that saw the old state are gone.
+ */
+static void reset_qp(struct irn_qp *qp)
+{
+	stop_engines(qp);
+	/* Receivers that saw the old state have queued what they had. */
+	synchronize_rcu();
+	flush_engines(qp);
 	skb_queue_purge(&qp->resp_pkts);
 	skb_queue_purge(&qp->comp_pkts);
 	memset(&qp->req, 0, sizeof(qp->req));
@@ -330,27 +361,41 @@ static void reset_qp(struct irn_qp *qp)
 	qp->sq.queue.buf->consumer_index = 0;
 	qp->rq.queue.buf->producer_index = 0;
 	qp->rq.queue.buf->consumer_index = 0;
-	init_engines(qp);
 	irn_flow_init(&qp->flow, qp->flow.cap);
 	qp->irn.on = qp->irn.mode == IRN_MODE_IRN;
 	if (qp->irn.sb.got)
 		irn_sb_reset(&qp->irn.sb, 0);
 	if (qp->resp.win.got)
 		irn_rxwin_reset(&qp->resp.win);
+	/* Last: the engines may run again from here on. */
+	init_engines(qp);
 }
 
+/*
+ * A new address vector replaces the old one whole: the engines and the
+ * receive path may be using the old one (an SQD QP keeps receiving and
+ * responding), and free it only after a grace period.
+ */
 static int apply_av(struct irn_qp *qp, struct ib_qp_attr *attr, int mask)
 {
 	u32 rqpn = mask & IB_QP_DEST_QPN ? attr->dest_qp_num : qp->dest_qpn;
-	struct irn_av av;
+	struct irn_av *av, *old;
 	int err;
 
-	err = irn_av_init(&av, &attr->ah_attr, irn_qp_num(qp), rqpn,
+	lockdep_assert_held(&qp->modify_lock);
+	av = kmalloc(sizeof(*av), GFP_KERNEL);
+	if (!av)
+		return -ENOMEM;
+	err = irn_av_init(av, &attr->ah_attr, irn_qp_num(qp), rqpn,
 			  GFP_KERNEL);
-	if (err)
+	if (err) {
+		kfree(av);
 		return err;
-	irn_av_cleanup(&qp->av);
-	qp->av = av;
+	}
+	old = rcu_replace_pointer(qp->av, av,
+				  lockdep_is_held(&qp->modify_lock));
+	if (old)
+		irn_av_free(old);
 	return 0;
 }
 
@@ -404,27 +449,31 @@ static void apply_attrs(struct irn_qp *qp, struct ib_qp_attr *attr, int mask)
 		qp->dest_qpn = attr->dest_qp_num & IRN_PSN_MASK;
 }
 
-/**
- * irn_qp_modify() - ib_device_ops.modify_qp
- * @ibqp: QP
- * @attr: new attributes
- * @mask: IB_QP_* attributes to change
- * @udata: the rxe provider sends none
- *
- * Context: process context, may sleep.
- * Return: 0 or a negative errno; on error nothing changed.
+/*
+ * Move from @cur to @state, unless an engine has failed the QP since
+ * modify_qp read @cur: the error stands (a reset always succeeds).
  */
-int irn_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		  struct ib_udata *udata)
+static void set_state(struct irn_qp *qp, enum ib_qp_state cur,
+		      enum ib_qp_state state)
 {
-	struct irn_qp *qp = to_irn_qp(ibqp);
+	spin_lock_irq(&qp->state_lock);
+	if (state == IB_QPS_RESET || qp->state == cur ||
+	    (qp->state != IB_QPS_ERR && qp->state != IB_QPS_SQE))
+		WRITE_ONCE(qp->state, state);
+	spin_unlock_irq(&qp->state_lock);
+}
+
+static int modify_locked(struct irn_qp *qp, struct ib_qp_attr *attr,
+			 int mask)
+{
 	enum ib_qp_state cur = irn_qp_state(qp);
 	enum ib_qp_state next = mask & IB_QP_STATE ? attr->qp_state : cur;
 	int err;
 
+	lockdep_assert_held(&qp->modify_lock);
 	if (mask & IB_QP_CUR_STATE)
 		cur = attr->cur_qp_state;
-	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
+	if (!ib_modify_qp_is_ok(cur, next, qp->ib_qp.qp_type, mask))
 		return -EINVAL;
 	if ((mask & IB_QP_PORT) && attr->port_num != IRN_PORT)
 		return -EINVAL;
@@ -441,20 +490,42 @@ int irn_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		if (err)
 			return err;
 	}
-	if (next == IB_QPS_RESET && cur != IB_QPS_RESET)
+	if (next == IB_QPS_RESET && cur != IB_QPS_RESET) {
+		/* Packets are refused from here on; then the QP is emptied. */
+		set_state(qp, cur, IB_QPS_RESET);
 		reset_qp(qp);
-	apply_attrs(qp, attr, mask);
-
-	if (next == IB_QPS_ERR) {
-		irn_qp_error(qp);
-	} else {
-		spin_lock_irq(&qp->state_lock);
-		WRITE_ONCE(qp->state, next);
-		spin_unlock_irq(&qp->state_lock);
 	}
+	/* The attributes first: a packet taken in the new state uses them. */
+	apply_attrs(qp, attr, mask);
+	if (next == IB_QPS_ERR)
+		irn_qp_error(qp);
+	else
+		set_state(qp, cur, next);
 	if (next == IB_QPS_RTS)
 		irn_task_run(&qp->req_task);
 	return 0;
+}
+
+/**
+ * irn_qp_modify() - ib_device_ops.modify_qp
+ * @ibqp: QP
+ * @attr: new attributes
+ * @mask: IB_QP_* attributes to change
+ * @udata: the rxe provider sends none
+ *
+ * Context: process context, may sleep.  Takes the QP's modify_lock.
+ * Return: 0 or a negative errno; on error nothing changed.
+ */
+int irn_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata)
+{
+	struct irn_qp *qp = to_irn_qp(ibqp);
+	int err;
+
+	mutex_lock(&qp->modify_lock);
+	err = modify_locked(qp, attr, mask);
+	mutex_unlock(&qp->modify_lock);
+	return err;
 }
 
 /**
@@ -520,6 +591,7 @@ int irn_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct irn_qp *qp = to_irn_qp(ibqp);
 	struct irn_dev *dev = qp->dev;
+	struct irn_av *av;
 	int queued;
 
 	if (ibqp->qp_type == IB_QPT_GSI)
@@ -529,12 +601,7 @@ int irn_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	irn_mcast_detach_qp(qp);
 	/* Lookups that found the QP before it left the table are done. */
 	synchronize_rcu();
-	irn_task_disable(&qp->req_task);
-	irn_task_disable(&qp->comp_task);
-	irn_task_disable(&qp->resp_task);
-	hrtimer_cancel(&qp->comp.rto);
-	hrtimer_cancel(&qp->comp.rnr_timer);
-	hrtimer_cancel(&qp->irn.reo_timer);
+	stop_engines(qp);
 	/*
 	 * Packets in the transmit path get a moment to leave; those that
 	 * stay (a stopped queue) hold the socket and the module, not the QP.
@@ -547,9 +614,13 @@ int irn_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->done);
 	/* Packets freed before the detach are done with the QP. */
 	synchronize_rcu();
+	/* Nothing schedules the engines now: wait for those scheduled. */
+	flush_engines(qp);
 	skb_queue_purge(&qp->resp_pkts);
 	skb_queue_purge(&qp->comp_pkts);
-	irn_av_cleanup(&qp->av);
+	av = rcu_dereference_protected(qp->av, true);
+	if (av)
+		irn_av_free(av);
 	irn_txsock_release(qp);
 	kvfree(qp->swqe);
 	irn_queue_cleanup(&qp->rq.queue);
@@ -558,6 +629,7 @@ int irn_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	kfree(qp->resp.res);
 	irn_rxwin_free(&qp->resp.win);
 	irn_sb_free(&qp->irn.sb);
+	mutex_destroy(&qp->modify_lock);
 	return 0;
 }
 

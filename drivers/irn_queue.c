@@ -8,6 +8,10 @@
  * range on the uverbs file; irn_queue_mmap() maps the vmalloc_user() pages.
  * A mapping holds references on the pages, so a ring freed while still
  * mapped stays valid for the process until it unmaps it.
+ *
+ * A mapped ring's buffer belongs to its mmap entry and is freed with it,
+ * when the last reference goes: an mmap() that found the entry just before
+ * destroy removed it still maps the ring, never freed (or reused) memory.
  */
 
 #include <linux/log2.h>
@@ -31,7 +35,9 @@ struct irn_mmap_entry {
 /**
  * irn_queue_init() - allocate a ring
  * @q: ring to set up
- * @capacity: entries it must hold; the ring may hold more
+ * @capacity: entries it must hold; the ring may hold more.  Zero is a
+ *	      ring of one slot that holds nothing: the send queue of a
+ *	      receive-only QP, or the receive queue of a QP that only reads.
  * @elem_size: bytes per entry
  * @user: the ring will be mapped to user space
  *
@@ -45,7 +51,7 @@ int irn_queue_init(struct irn_queue *q, u32 capacity, size_t elem_size,
 						 IRN_QUEUE_MIN_STRIDE));
 	u32 slots;
 
-	if (!capacity || capacity > SZ_1M || elem_size > SZ_64K)
+	if (capacity > SZ_1M || elem_size > SZ_64K)
 		return -EINVAL;
 	slots = roundup_pow_of_two(capacity + 1);
 
@@ -104,10 +110,12 @@ int irn_queue_map(struct irn_queue *q, struct ib_udata *udata,
  */
 void irn_queue_cleanup(struct irn_queue *q)
 {
+	/* The entry frees the buffer once no mmap() is using it. */
 	if (q->mmap)
 		rdma_user_mmap_entry_remove(q->mmap);
+	else
+		vfree(q->buf);
 	q->mmap = NULL;
-	vfree(q->buf);
 	q->buf = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_queue_cleanup);
@@ -137,11 +145,15 @@ int irn_queue_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 
 /**
  * irn_queue_mmap_free() - ib_device_ops.mmap_free
- * @rdma_entry: entry whose last reference went away
+ * @rdma_entry: entry whose last reference went away, with its ring
  *
- * Context: any context that may free memory.
+ * Context: process context.
  */
 void irn_queue_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
-	kfree(container_of(rdma_entry, struct irn_mmap_entry, rdma));
+	struct irn_mmap_entry *entry =
+		container_of(rdma_entry, struct irn_mmap_entry, rdma);
+
+	vfree(entry->buf);
+	kfree(entry);
 }

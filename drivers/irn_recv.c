@@ -116,18 +116,26 @@ static bool class_matches(const struct irn_qp *qp, u8 opcode)
 	}
 }
 
-/* Connected QPs take packets from their peer's address only. */
+/*
+ * Connected QPs take packets from their peer's address only.  Called in
+ * the UDP receive path, under rcu_read_lock(), which keeps the QP's
+ * address vector alive.
+ */
 static bool source_ok(const struct irn_qp *qp, const struct sk_buff *skb)
 {
+	const struct irn_av *av;
 	struct in6_addr saddr;
 
 	if (irn_qp_is_ud(qp))
 		return true;
+	av = rcu_dereference(qp->av);
+	if (!av)
+		return false;
 	if (skb->protocol == htons(ETH_P_IP))
 		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &saddr);
 	else
 		saddr = ipv6_hdr(skb)->saddr;
-	return ipv6_addr_equal(&saddr, &qp->av.daddr);
+	return ipv6_addr_equal(&saddr, &av->daddr);
 }
 
 static bool qp_takes(const struct irn_qp *qp, struct sk_buff *skb)
@@ -135,9 +143,10 @@ static bool qp_takes(const struct irn_qp *qp, struct sk_buff *skb)
 	const struct irn_pkt *pkt = irn_skb_pkt(skb);
 	enum ib_qp_state state = irn_qp_state(qp);
 
+	/* In SQE (UC and UD only) the receive queue goes on working. */
 	return class_matches(qp, pkt->opcode) && source_ok(qp, skb) &&
 	       (state == IB_QPS_RTR || state == IB_QPS_RTS ||
-		state == IB_QPS_SQD) &&
+		state == IB_QPS_SQD || state == IB_QPS_SQE) &&
 	       !((pkt->flags & IRN_OP_RESP) && state == IB_QPS_RTR);
 }
 

@@ -242,10 +242,10 @@ static void check_rewind(struct irn_qp *qp)
 }
 
 /*
- * The QP is in the error state: hand every WQE not yet finished to the
- * completer, as flushed unless the completer already failed it, and let
- * it report them.  Only the requester moves req.next, so no WQE is missed
- * or handed over twice.
+ * The QP is in the error state, or (UC, UD) the send queue error state:
+ * hand every WQE not yet finished to the completer, as flushed unless the
+ * completer already failed it, and let it report them.  Only the
+ * requester moves req.next, so no WQE is missed or handed over twice.
  */
 static void flush_unsent(struct irn_qp *qp)
 {
@@ -510,15 +510,15 @@ static enum ib_wc_status fill_payload(struct irn_qp *qp, u32 index,
 }
 
 /*
- * Destination of a packet.  A UD QP names an AH by number; the AH's address
- * vector is freed only after an RCU grace period, so the caller holds
- * rcu_read_lock() from here until the packet is sent.
+ * Destination of a packet: the QP's address vector, or the AH a UD QP
+ * names by number.  Either is freed only after an RCU grace period, so the
+ * caller holds rcu_read_lock() from here until the packet is sent.
  */
 static struct irn_av *packet_av(struct irn_qp *qp, const struct irn_swqe *w)
 {
 	if (!irn_qp_is_ud(qp))
-		return &qp->av;
-	return irn_ah_lookup(qp->dev, w->ah_num);
+		return rcu_dereference(qp->av);
+	return irn_ah_lookup(qp->dev, w->ah_num, qp->ib_qp.pd);
 }
 
 /*
@@ -633,7 +633,7 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 		      (last || pos->resend_pkts ||
 		       !((pos->psn - w->first_psn + 1) % IRN_ACK_EVERY));
 
-	skb = irn_xmit_alloc(qp->dev, av, hdr_len + (irn ? sizeof(struct
+	skb = irn_xmit_alloc(qp->dev, hdr_len + (irn ? sizeof(struct
 				irn_ixth) : 0) + paylen + pad, GFP_ATOMIC);
 	if (!skb) {
 		rcu_read_unlock();
@@ -789,10 +789,11 @@ enum hrtimer_restart irn_req_reo_expired(struct hrtimer *timer)
 enum irn_task_ret irn_requester(struct irn_task *task)
 {
 	struct irn_qp *qp = container_of(task, struct irn_qp, req_task);
+	enum ib_qp_state qp_state = irn_qp_state(qp);
 	enum req_state state = REQ_RETRANSMIT;
 	struct irn_swqe *w = NULL;
 
-	if (irn_qp_state(qp) == IB_QPS_ERR) {
+	if (qp_state == IB_QPS_ERR || qp_state == IB_QPS_SQE) {
 		flush_unsent(qp);
 		return IRN_TASK_IDLE;
 	}

@@ -51,6 +51,19 @@
 
 #define IRN_GRH_LEN	40
 
+/*
+ * Read responses per responder round: a large read is answered over many
+ * rounds, which the engine's budget spreads over softirq and workqueue.
+ */
+#define IRN_READ_BATCH	16
+
+/*
+ * Requests waiting for the responder, at most.  They queue while it
+ * answers a large read (or runs on another CPU); a peer must not fill
+ * memory meanwhile.  Those beyond are dropped and recovered as losses.
+ */
+#define IRN_RESP_BACKLOG	4096
+
 enum resp_state {
 	RESP_CHECK_PSN,
 	RESP_IRN_CHECK,
@@ -113,8 +126,7 @@ static struct sk_buff *new_response_ext(struct irn_qp *qp, u8 opcode, u32 psn,
 	struct irn_pkt pkt = { .flags = irn_opcode_flags(opcode) };
 	struct sk_buff *skb;
 
-	skb = irn_xmit_alloc(qp->dev, &qp->av, hdr_len + paylen + pad,
-			     GFP_ATOMIC);
+	skb = irn_xmit_alloc(qp->dev, hdr_len + paylen + pad, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	irn_bth_encode((struct irn_bth *)skb->data, &bth);
@@ -127,6 +139,23 @@ static struct sk_buff *new_response_ext(struct irn_qp *qp, u8 opcode, u32 psn,
 	}
 	memset(skb->data + hdr_len + paylen, 0, pad);
 	return skb;
+}
+
+/*
+ * Send a response along the QP's address vector, which modify_qp may be
+ * replacing meanwhile (irn_qp.h).
+ */
+static void xmit_response(struct irn_qp *qp, struct sk_buff *skb)
+{
+	struct irn_av *av;
+
+	rcu_read_lock();
+	av = rcu_dereference(qp->av);
+	if (av)
+		irn_xmit(qp->dev, av, skb);
+	else
+		kfree_skb(skb);
+	rcu_read_unlock();
 }
 
 static struct sk_buff *new_response(struct irn_qp *qp, u8 opcode, u32 psn,
@@ -154,7 +183,7 @@ static void send_ack(struct irn_qp *qp, u8 syndrome, u32 psn)
 					   syndrome, 0);
 
 	if (skb)
-		irn_xmit(qp->dev, &qp->av, skb);
+		xmit_response(qp, skb);
 }
 
 /*
@@ -188,7 +217,7 @@ static void send_sack(struct irn_qp *qp, u32 psn, bool dsack)
 		sack->bits[i] = cpu_to_be32(bits[i]);
 	if (qp->resp.win.placed)
 		irn_dev_count(qp->dev, IRN_CNT_SACK_SENT);
-	irn_xmit(qp->dev, &qp->av, skb);
+	xmit_response(qp, skb);
 }
 
 /*
@@ -463,46 +492,142 @@ static u32 read_psns(const struct irn_qp *qp, u32 len)
 	return max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1);
 }
 
+static bool read_pending(const struct irn_qp *qp)
+{
+	return qp->resp.rd.npkts;
+}
+
 /*
- * Send the responses of a read of @len bytes at @va starting at @psn.
+ * Send the next IRN_READ_BATCH responses of the read being answered.  The
+ * key is looked up again for each batch: a pending read holds no MR, so a
+ * deregistration never waits for it; a key gone meanwhile ends the read
+ * with a remote access NAK.
+ */
+static void read_continue(struct irn_qp *qp)
+{
+	typeof(qp->resp.rd) *rd = &qp->resp.rd;
+	u32 end = min(rd->next + IRN_READ_BATCH, rd->npkts);
+	u64 off = (u64)rd->next * rd->mtu;
+	struct irn_mr *mr = NULL;
+
+	if (rd->len) {
+		mr = get_rkey(qp, rd->rkey, IB_ACCESS_REMOTE_READ,
+			      rd->va + off, rd->len - off);
+		if (!mr) {
+			rd->npkts = 0;
+			send_ack(qp, IRN_AETH_NAK | IRN_NAK_REM_ACCESS,
+				 irn_psn_add(rd->psn, rd->next));
+			irn_qp_error(qp);
+			return;
+		}
+	}
+	for (; rd->next < end; rd->next++, off += rd->mtu) {
+		u32 n = min_t(u64, rd->len - off, rd->mtu);
+		u8 opcode = read_resp_opcode(rd->next, rd->npkts);
+		struct sk_buff *skb;
+
+		skb = new_response(qp, opcode, irn_psn_add(rd->psn, rd->next),
+				   IRN_AETH_CREDIT_INVALID, n);
+		if (!skb) {
+			rd->next = rd->npkts;	/* the requester asks again */
+			break;
+		}
+		if (n)
+			irn_mr_copy(mr, rd->va + off,
+				    skb->data + irn_opcode_hdr_len(opcode), n,
+				    false);
+		xmit_response(qp, skb);
+	}
+	if (mr)
+		irn_mr_put(mr);
+	if (rd->next == rd->npkts)
+		rd->npkts = 0;
+}
+
+/*
+ * Answer a read of @len bytes at @va, its first response at @psn.  The
+ * key is checked for the whole range now; the responses go out
+ * IRN_READ_BATCH per responder round (read_continue()), so that one
+ * request of 2 GiB does not hold the CPU for two million packets.  The
+ * responder takes no other request until the last one is out: a later
+ * write must not change what the read returns.
  * Return: false if @rkey grants no such read.
  */
-static bool read_responses(struct irn_qp *qp, u64 va, u32 rkey, u32 len,
-			   u32 psn)
+static bool read_start(struct irn_qp *qp, u64 va, u32 rkey, u32 len,
+		       u32 psn)
 {
-	u32 npkts = read_psns(qp, len);
-	struct irn_mr *mr = NULL;
-	u32 i;
+	typeof(qp->resp.rd) *rd = &qp->resp.rd;
+	struct irn_mr *mr;
 
 	if (len) {
 		mr = get_rkey(qp, rkey, IB_ACCESS_REMOTE_READ, va, len);
 		if (!mr)
 			return false;
-	}
-	for (i = 0; i < npkts; i++) {
-		u32 n = min(len - i * qp->mtu, qp->mtu);
-		u8 opcode = read_resp_opcode(i, npkts);
-		struct sk_buff *skb;
-
-		skb = new_response(qp, opcode, irn_psn_add(psn, i),
-				   IRN_AETH_CREDIT_INVALID, n);
-		if (!skb)
-			break;	/* the requester will ask again */
-		if (n)
-			irn_mr_copy(mr, va + i * qp->mtu,
-				    skb->data + irn_opcode_hdr_len(opcode), n,
-				    false);
-		irn_xmit(qp->dev, &qp->av, skb);
-	}
-	if (mr)
 		irn_mr_put(mr);
+	}
+	rd->va = va;
+	rd->rkey = rkey;
+	rd->len = len;
+	rd->psn = psn;
+	rd->mtu = qp->mtu;
+	rd->npkts = read_psns(qp, len);
+	rd->next = 0;
+	rd->drain = false;
+	read_continue(qp);
 	return true;
+}
+
+/*
+ * Responder resources: the last max_dest_rd_atomic reads and atomics, the
+ * only ones a duplicate request is answered from (IBTA 9.7.5.1.3).
+ */
+static u32 resources(const struct irn_qp *qp)
+{
+	return max_t(u32, qp->max_dest_rd_atomic, 1);
+}
+
+static struct irn_resp_res *new_resource(struct irn_qp *qp)
+{
+	return &qp->resp.res[qp->resp.res_head++ % resources(qp)];
+}
+
+/*
+ * Keep a read as a responder resource, for its duplicates.  A request
+ * that continues the newest read (the requester splits a large read into
+ * several, read_chunk() in irn_req.c) extends it: one resource per read
+ * work request, as the requester counts its credits.
+ */
+static void read_resource(struct irn_qp *qp, u64 va, u32 rkey, u32 len,
+			  u32 psn)
+{
+	u32 last = irn_psn_add(psn, read_psns(qp, len) - 1);
+	struct irn_resp_res *res;
+
+	res = &qp->resp.res[(qp->resp.res_head - 1) % resources(qp)];
+	if (qp->resp.res_head && len && res->length &&
+	    res->opcode == IB_OPCODE_RC_RDMA_READ_REQUEST &&
+	    res->rkey == rkey && res->va + res->length == va &&
+	    irn_psn_add(res->last_psn, 1) == psn && !(res->length % qp->mtu) &&
+	    read_psns(qp, res->length) ==
+	    irn_psn_diff(res->last_psn, res->first_psn) + 1 &&
+	    len <= IRN_MAX_MSG_SZ - res->length) {
+		res->length += len;
+		res->last_psn = last;
+		return;
+	}
+	res = new_resource(qp);
+	res->opcode = IB_OPCODE_RC_RDMA_READ_REQUEST;
+	res->first_psn = psn;
+	res->last_psn = last;
+	res->va = va;
+	res->rkey = rkey;
+	res->length = len;
 }
 
 static enum resp_state send_read(struct resp_ctx *c, u64 va, u32 rkey,
 				 u32 len, u32 psn)
 {
-	if (!read_responses(c->qp, va, rkey, len, psn))
+	if (!read_start(c->qp, va, rkey, len, psn))
 		return rkey_error(c);
 	return RESP_DONE;
 }
@@ -515,7 +640,7 @@ static enum resp_state do_read(struct resp_ctx *c)
 	u32 npkts = read_psns(qp, len);
 	enum resp_state next;
 
-	if (!qp->max_dest_rd_atomic)
+	if (!qp->max_dest_rd_atomic || len > IRN_MAX_MSG_SZ)
 		return bad_request(c);
 	/* The read's PSNs are its responses'; count them before replying. */
 	qp->resp.epsn = irn_psn_add(c->pkt->psn, npkts);
@@ -525,7 +650,10 @@ static enum resp_state do_read(struct resp_ctx *c)
 	if (next != RESP_DONE) {
 		qp->resp.epsn = c->pkt->psn;
 		qp->resp.msn--;
+		return next;
 	}
+	read_resource(qp, be64_to_cpu(reth->va), be32_to_cpu(reth->rkey), len,
+		      c->pkt->psn);
 	return next;
 }
 
@@ -542,7 +670,7 @@ static void send_atomic_ack(struct irn_qp *qp, u32 psn, u64 orig)
 		return;
 	put_unaligned_be64(orig, skb->data +
 			   irn_pkt_hdr_offset(&pkt, IRN_HDR_ATMACK));
-	irn_xmit(qp->dev, &qp->av, skb);
+	xmit_response(qp, skb);
 }
 
 /*
@@ -566,6 +694,10 @@ static int execute_atomic(struct irn_qp *qp, u32 psn, u8 opcode, u32 rkey,
 	if (!mr)
 		return -EACCES;
 	addr = irn_mr_atomic_addr(mr, va);
+	if (!addr) {
+		irn_mr_put(mr);
+		return -EACCES;
+	}
 	spin_lock_bh(&qp->dev->atomic_lock);
 	orig = *addr;
 	if (opcode == IB_OPCODE_RC_COMPARE_SWAP) {
@@ -578,7 +710,7 @@ static int execute_atomic(struct irn_qp *qp, u32 psn, u8 opcode, u32 rkey,
 	irn_mr_put(mr);
 
 	/* Kept so that a duplicate request gets the same answer. */
-	res = &qp->resp.res[qp->resp.res_head++ % IRN_MAX_RD_ATOMIC];
+	res = new_resource(qp);
 	res->opcode = opcode;
 	res->first_psn = psn;
 	res->atomic_orig = orig;
@@ -608,23 +740,53 @@ static enum resp_state do_atomic(struct resp_ctx *c)
 	return err == -EINVAL ? bad_request(c) : rkey_error(c);
 }
 
+/*
+ * A duplicate read is answered only if it repeats (the rest of) a read
+ * kept as a responder resource: same key, the address and length that its
+ * PSN gives within that read.  Anything else costs the peer a packet and
+ * us nothing.
+ */
+static enum resp_state duplicate_read(struct resp_ctx *c)
+{
+	struct irn_reth *reth = ext_hdr(c, IRN_HDR_RETH);
+	u64 va = be64_to_cpu(reth->va);
+	u32 rkey = be32_to_cpu(reth->rkey);
+	u32 len = be32_to_cpu(reth->len);
+	struct irn_qp *qp = c->qp;
+	u32 i;
+
+	for (i = 0; i < resources(qp); i++) {
+		const struct irn_resp_res *res = &qp->resp.res[i];
+		u64 off;
+
+		if (res->opcode != IB_OPCODE_RC_RDMA_READ_REQUEST ||
+		    irn_psn_before(c->pkt->psn, res->first_psn) ||
+		    irn_psn_after(c->pkt->psn, res->last_psn))
+			continue;
+		off = (u64)irn_psn_diff(c->pkt->psn, res->first_psn) * qp->mtu;
+		if (rkey != res->rkey || off > res->length ||
+		    va != res->va + off || len > res->length - off)
+			break;
+		return send_read(c, va, rkey, len, c->pkt->psn);
+	}
+	irn_dev_count(qp->dev, IRN_CNT_DUP_DROPPED);
+	return RESP_DROP;
+}
+
 static enum resp_state do_duplicate(struct resp_ctx *c)
 {
 	struct irn_qp *qp = c->qp;
 	u32 i;
 
-	if (c->pkt->flags & IRN_OP_READ) {
-		struct irn_reth *reth = ext_hdr(c, IRN_HDR_RETH);
-
-		return send_read(c, be64_to_cpu(reth->va),
-				 be32_to_cpu(reth->rkey),
-				 be32_to_cpu(reth->len), c->pkt->psn);
-	}
+	if (c->pkt->flags & IRN_OP_READ)
+		return duplicate_read(c);
 	if (c->pkt->flags & IRN_OP_ATOMIC) {
-		for (i = 0; i < IRN_MAX_RD_ATOMIC; i++) {
+		for (i = 0; i < resources(qp); i++) {
 			struct irn_resp_res *res = &qp->resp.res[i];
 
-			if (res->opcode && res->first_psn == c->pkt->psn) {
+			/* Reads are resources too: the same atomic only. */
+			if (res->opcode == c->pkt->opcode &&
+			    res->first_psn == c->pkt->psn) {
 				send_atomic_ack(qp, res->first_psn,
 						res->atomic_orig);
 				break;
@@ -898,6 +1060,8 @@ static enum resp_state irn_hold(struct resp_ctx *c)
 	if (!qp->max_dest_rd_atomic || !(qp->access & need))
 		return irn_reject(c, IRN_NAK_INVALID_REQ);
 	held_request(c, &slot);
+	if ((slot.flags & IRN_RX_READ) && slot.len > IRN_MAX_MSG_SZ)
+		return irn_reject(c, IRN_NAK_INVALID_REQ);
 	irn_rxwin_put(&qp->resp.win, c->pkt->psn, &slot);
 	irn_dev_count(qp->dev, IRN_CNT_OOO_PLACED);
 	trace_irn_ooo_placed(irn_qp_num(qp), c->pkt->psn,
@@ -915,10 +1079,12 @@ static void irn_run_read(struct irn_qp *qp, const struct irn_rx_slot *slot)
 	irn_rxwin_skip(&qp->resp.win, qp->resp.epsn, npkts - 1);
 	qp->resp.epsn = irn_psn_add(psn, npkts);
 	qp->resp.msn++;
-	if (!read_responses(qp, slot->va, slot->ex, slot->len, psn)) {
+	if (!read_start(qp, slot->va, slot->ex, slot->len, psn)) {
 		send_ack(qp, IRN_AETH_NAK | IRN_NAK_REM_ACCESS, psn);
 		irn_qp_error(qp);
+		return;
 	}
+	read_resource(qp, slot->va, slot->ex, slot->len, psn);
 }
 
 /* A held atomic request is next in order: execute it now. */
@@ -981,13 +1147,17 @@ static void irn_complete_recv(struct irn_qp *qp,
  * completing messages as their last packets go by; then acknowledge if
  * asked, if a hole was filled or if holes remain.
  */
-static void irn_drain(struct resp_ctx *c)
+/*
+ * Take what is in order from the window.  Stops behind a read still being
+ * answered: the requests after it wait for its last response.
+ * Return: the PSNs taken.
+ */
+static u32 drain_window(struct irn_qp *qp)
 {
-	struct irn_qp *qp = c->qp;
 	struct irn_rx_slot slot;
 	u32 n = 0;
 
-	while (irn_qp_state(qp) != IB_QPS_ERR &&
+	while (!read_pending(qp) && irn_qp_state(qp) != IB_QPS_ERR &&
 	       irn_rxwin_pop(&qp->resp.win, qp->resp.epsn, &slot)) {
 		qp->resp.epsn = irn_psn_add(qp->resp.epsn, 1);
 		n++;
@@ -1005,10 +1175,36 @@ static void irn_drain(struct resp_ctx *c)
 		if (slot.flags & IRN_RX_RECV)
 			irn_complete_recv(qp, &slot);
 	}
+	return n;
+}
+
+static void irn_drain(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+	u32 n = drain_window(qp);
+
+	if (read_pending(qp)) {
+		/* Acknowledged when the drain ends (drain_resume()). */
+		qp->resp.rd.drain = true;
+		return;
+	}
 	if (irn_qp_state(qp) == IB_QPS_ERR)
 		return;
 	if (c->sack || n > 1 || (n && (c->pkt->ack_req || qp->resp.win.placed)))
 		send_sack(qp, c->pkt->psn, c->dsack);
+}
+
+/* The read that stopped a drain is answered: go on, and acknowledge. */
+static void drain_resume(struct irn_qp *qp)
+{
+	qp->resp.rd.drain = false;
+	drain_window(qp);
+	if (read_pending(qp)) {
+		qp->resp.rd.drain = true;
+		return;
+	}
+	if (irn_qp_state(qp) != IB_QPS_ERR)
+		send_sack(qp, irn_psn_add(qp->resp.epsn, -1), false);
 }
 
 static enum resp_state complete_recv(struct resp_ctx *c)
@@ -1155,13 +1351,16 @@ static void handle_request(struct irn_qp *qp, struct sk_buff *skb)
 			break;
 		}
 	}
-	if (!c.irn)
-		return;
-	/* An in-order read or atomic moved epsn over its own PSNs. */
-	if (irn_psn_after(qp->resp.epsn, epsn))
+	/*
+	 * An in-order read or atomic moved epsn over its own PSNs, or a
+	 * plain RoCEv2 packet moved it (a peer mixing both kinds): what was
+	 * placed at those PSNs must not resurface a window later.
+	 */
+	if (qp->resp.win.got && irn_psn_after(qp->resp.epsn, epsn))
 		irn_rxwin_skip(&qp->resp.win, epsn,
 			       irn_psn_diff(qp->resp.epsn, epsn));
-	irn_drain(&c);
+	if (c.irn)
+		irn_drain(&c);
 }
 
 /*
@@ -1236,6 +1435,12 @@ enum irn_task_ret irn_responder(struct irn_task *task)
 
 	if (irn_qp_state(qp) == IB_QPS_ERR)
 		return flush(qp);
+	if (read_pending(qp)) {
+		read_continue(qp);
+		if (!read_pending(qp) && qp->resp.rd.drain)
+			drain_resume(qp);
+		return IRN_TASK_MORE;
+	}
 	skb = skb_dequeue(&qp->resp_pkts);
 	if (!skb)
 		return IRN_TASK_IDLE;
@@ -1253,6 +1458,12 @@ enum irn_task_ret irn_responder(struct irn_task *task)
  */
 void irn_resp_queue(struct irn_qp *qp, struct sk_buff *skb)
 {
+	/* Recovered as a loss; see IRN_RESP_BACKLOG. */
+	if (skb_queue_len(&qp->resp_pkts) >= IRN_RESP_BACKLOG) {
+		irn_dev_count(qp->dev, IRN_CNT_DROP_BACKLOG);
+		kfree_skb(skb);
+		return;
+	}
 	skb_queue_tail(&qp->resp_pkts, skb);
 	irn_task_run(&qp->resp_task);
 }

@@ -22,6 +22,29 @@ static bool tracked(const struct irn_sb *sb, u32 psn)
 }
 
 /*
+ * Narrow the @n PSNs from *@psn to those the scoreboard tracks.  A read's
+ * PSNs can number two million and each acknowledgment can name it again:
+ * what the scoreboard does for it must cost at most its size.
+ * Return: how many are left, from the new *@psn.
+ */
+static u32 clamp_tracked(const struct irn_sb *sb, u32 *psn, u32 n)
+{
+	u32 end = irn_psn_add(*psn, n);
+	u32 lim = irn_psn_add(sb->una, sb->size);
+
+	if (irn_psn_before(*psn, sb->una)) {
+		if (!irn_psn_after(end, sb->una))
+			return 0;
+		*psn = sb->una;
+	}
+	if (!irn_psn_before(*psn, lim))
+		return 0;
+	if (irn_psn_after(end, lim))
+		end = lim;
+	return irn_psn_diff(end, *psn);
+}
+
+/*
  * The send time of a PSN a rewind will send again but has not yet: none.
  * Later than any clock, it is never before RACK's clock, never a reorder
  * window old, and never a round trip.
@@ -297,17 +320,15 @@ void irn_sb_seen(struct irn_sb *sb, u32 psn, u32 n, bool seen)
 {
 	u32 p = psn, i;
 
+	n = clamp_tracked(sb, &p, n);
 	/* Already seen: every SACK of a held read names it again. */
-	if (seen && n && is_seen(sb, psn) &&
-	    is_seen(sb, irn_psn_add(psn, n - 1)))
+	if (seen && n && is_seen(sb, p) && is_seen(sb, irn_psn_add(p, n - 1)))
 		return;
 	/* A late SACK must not hide the loss of responses already flowing. */
 	for (i = 0; seen && i < n; i++)
-		if (irn_sb_test(sb, irn_psn_add(psn, i)))
+		if (irn_sb_test(sb, irn_psn_add(p, i)))
 			return;
 	for (; n; n--, p = irn_psn_add(p, 1)) {
-		if (!tracked(sb, p))
-			continue;
 		if (seen)
 			__set_bit(bit(sb, p), sb->seen);
 		else
@@ -339,6 +360,7 @@ void irn_sb_executed(struct irn_sb *sb, u32 psn, u32 n, u64 now_ns)
 {
 	u32 end = irn_psn_add(psn, n);
 
+	n = clamp_tracked(sb, &psn, n);
 	for (; n; n--, psn = irn_psn_add(psn, 1)) {
 		if (!is_seen(sb, psn) || irn_sb_test(sb, psn))
 			continue;

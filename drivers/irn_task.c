@@ -99,7 +99,7 @@ void irn_task_init(struct irn_task *task, irn_task_fn fn)
  */
 void irn_task_run(struct irn_task *task)
 {
-	if (task_claim(task))
+	if (!READ_ONCE(task->disabled) && task_claim(task))
 		task_do_run(task);
 }
 
@@ -111,8 +111,30 @@ void irn_task_run(struct irn_task *task)
  */
 void irn_task_sched(struct irn_task *task)
 {
-	if (task_claim(task))
+	if (!READ_ONCE(task->disabled) && task_claim(task))
 		queue_work(irn_wq, &task->work);
+}
+
+/**
+ * irn_task_flush() - wait for the runs and work items a task still has
+ * @task: disabled task
+ *
+ * A caller that found @task enabled just before irn_task_disable() can
+ * still start a run or queue the work item after it.  Once nothing that
+ * schedules @task is left (timers cancelled, packets gone), this waits
+ * for such stragglers, so that @task's memory can be freed or set up
+ * again.
+ *
+ * Context: process context, may sleep.
+ */
+void irn_task_flush(struct irn_task *task)
+{
+	WARN_ON_ONCE(!READ_ONCE(task->disabled));
+	flush_work(&task->work);
+	/* A run inline in another context ends at its next round. */
+	while (atomic_read(&task->state) != RUN_IDLE)
+		cond_resched();
+	flush_work(&task->work);
 }
 
 /**
@@ -120,18 +142,16 @@ void irn_task_sched(struct irn_task *task)
  * @task: task
  *
  * Waits for a run in progress; later irn_task_run() or irn_task_sched()
- * calls do nothing.
+ * calls do nothing, except those racing with this one: irn_task_flush().
  *
  * Context: process context, may sleep.
  */
 void irn_task_disable(struct irn_task *task)
 {
 	WRITE_ONCE(task->disabled, true);
-	flush_work(&task->work);
-	/* A run inline in another context ends at its next round. */
-	while (atomic_read(&task->state) != RUN_IDLE)
-		cond_resched();
-	flush_work(&task->work);
+	/* The flag before the state: pairs with the claims' cmpxchg. */
+	smp_mb();
+	irn_task_flush(task);
 }
 
 /**

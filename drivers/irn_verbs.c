@@ -28,7 +28,6 @@
 #define IRN_MAX_CQE		(SZ_64K - 1)
 #define IRN_MAX_PD		SZ_64K
 #define IRN_GID_TABLE_LEN	1024
-#define IRN_MAX_MSG_SZ		SZ_2G
 #define IRN_VENDOR_ID		0xffffff
 #define IRN_MAX_MR		(BIT(24) - 1)
 #define IRN_MAX_AH		0xffff

@@ -36,16 +36,18 @@
 /**
  * irn_xmit_alloc() - allocate a packet
  * @dev: device
- * @av: destination
  * @len: BTH, extended headers, payload and pad; the ICRC is added here
  * @gfp: allocation flags
+ *
+ * The headroom fits IPv4 and IPv6: the destination is chosen when the
+ * packet is sent (a QP's address vector can change in between).
  *
  * Context: any; sleeps only if @gfp allows.
  * Return: a linear skb whose data (@len + ICRC bytes) starts at the BTH,
  * or NULL.
  */
-struct sk_buff *irn_xmit_alloc(struct irn_dev *dev, const struct irn_av *av,
-			       unsigned int len, gfp_t gfp)
+struct sk_buff *irn_xmit_alloc(struct irn_dev *dev, unsigned int len,
+			       gfp_t gfp)
 {
 	unsigned int headroom = LL_RESERVED_SPACE(dev->ndev) +
 				IRN_XMIT_HEADROOM;
@@ -57,8 +59,6 @@ struct sk_buff *irn_xmit_alloc(struct irn_dev *dev, const struct irn_av *av,
 		return NULL;
 	skb_reserve(skb, headroom);
 	skb_put(skb, len + IRN_ICRC_LEN);
-	skb->protocol = av->family == AF_INET ? htons(ETH_P_IP) :
-						htons(ETH_P_IPV6);
 	return skb;
 }
 
@@ -159,7 +159,12 @@ static void push_ip6(struct sk_buff *skb, const struct irn_av *av)
  * @skb: from irn_xmit_alloc(), transport headers and payload filled;
  *	 consumed
  *
- * Context: process or softirq context.
+ * The requester sends from process context and the responder from
+ * softirq, both through a QP's one address vector: the route cache's
+ * per-CPU slot is used with bottom halves disabled, as dst_cache wants.
+ *
+ * Context: process or softirq context, under rcu_read_lock() if @av is a
+ * QP's or an AH's (irn_av_free()).
  * Return: 0, or a negative errno if the packet was dropped locally (the
  * transport recovers it like a loss).
  */
@@ -168,11 +173,15 @@ int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb)
 	struct dst_entry *dst;
 	int err;
 
+	local_bh_disable();
 	if (av->family == AF_INET)
 		dst = route4(dev, av, av->saddr.s6_addr32[3],
 			     av->daddr.s6_addr32[3]);
 	else
 		dst = route6(dev, av);
+	local_bh_enable();
+	skb->protocol = av->family == AF_INET ? htons(ETH_P_IP) :
+						htons(ETH_P_IPV6);
 	if (!dst) {
 		irn_dev_count(dev, IRN_CNT_SEND_DROPPED);
 		kfree_skb(skb);

@@ -22,6 +22,9 @@ struct irn_dev;
  * @flow_label: IPv6 flow label
  * @sport: UDP source port, in network order
  * @dst_cache: route cache, so that packets skip the route lookup
+ * @pd: the protection domain of the AH this vector belongs to; NULL in a
+ *	QP's own vector.  Compared only, never dereferenced: the AH, which
+ *	holds the PD, is gone from the AH table before its PD can go.
  * @rcu: AH address vectors are freed after a grace period
  */
 struct irn_av {
@@ -33,6 +36,7 @@ struct irn_av {
 	u32			flow_label;
 	__be16			sport;
 	struct dst_cache	dst_cache;
+	const struct ib_pd	*pd;
 	struct rcu_head		rcu;
 };
 
@@ -56,10 +60,12 @@ static inline struct irn_ah *to_irn_ah(struct ib_ah *ibah)
 int irn_av_init(struct irn_av *av, const struct rdma_ah_attr *attr,
 		u32 lqpn, u32 rqpn, gfp_t gfp);
 void irn_av_cleanup(struct irn_av *av);
+void irn_av_free(struct irn_av *av);
 
 int irn_ah_create(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		  struct ib_udata *udata);
 int irn_ah_destroy(struct ib_ah *ibah, u32 flags);
-struct irn_av *irn_ah_lookup(struct irn_dev *dev, u32 ah_num);
+struct irn_av *irn_ah_lookup(struct irn_dev *dev, u32 ah_num,
+			     const struct ib_pd *pd);
 
 #endif /* _IRN_AV_H */

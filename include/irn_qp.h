@@ -18,8 +18,13 @@
  *  - @resp is the responder's alone.
  *  - A retransmission is asked of the requester through @rewind (written by
  *    the completer, consumed by the requester with xchg()).
- *  - Attributes and @state change under @state_lock, in modify_qp, or when
- *    an engine moves the QP to the error state.
+ *  - modify_qp runs under @modify_lock, one at a time per QP (uverbs takes
+ *    only a shared lock on the QP).  @state changes under @state_lock, in
+ *    modify_qp or when an engine moves the QP to an error state.
+ *  - @av is replaced by modify_qp under @modify_lock and read under
+ *    rcu_read_lock() by whoever sends: the requester, the responder and
+ *    the receive path's source check.  An old vector and its route cache
+ *    are freed after a grace period.
  *  - IRN: @irn.on is set once, by the completer, with a store-release after
  *    it has reset @irn.sb; the requester reads it with a load-acquire.  The
  *    scoreboard is written by the completer and read and marked (resent
@@ -32,7 +37,9 @@
 
 #include <linux/completion.h>
 #include <linux/hrtimer.h>
+#include <linux/mutex.h>
 #include <linux/refcount.h>
+#include <linux/sizes.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
@@ -118,6 +125,7 @@ struct irn_qp {
 	struct irn_dev		*dev;
 	refcount_t		refs;		/* table + datapath users */
 	struct completion	done;		/* last datapath user gone */
+	struct mutex		modify_lock;	/* see the top of this file */
 	spinlock_t		state_lock;	/* see the top of this file */
 	enum ib_qp_state	state;
 	spinlock_t		sq_pos_lock;	/* see the top of this file */
@@ -142,7 +150,7 @@ struct irn_qp {
 	u8			rnr_retry;
 	u8			min_rnr_timer;
 	u8			timeout;
-	struct irn_av		av;
+	struct irn_av __rcu	*av;		/* NULL until modify sets it */
 	struct irn_flow		flow;		/* the completer's, read by all */
 
 	struct {
@@ -203,6 +211,16 @@ struct irn_qp {
 		u32		rsn;		/* receive WQEs completed */
 		u8		sack_owed;	/* placed early, not SACKed */
 		bool		last_wqe;	/* SRQ: Last WQE Reached sent */
+		struct {			/* the read being answered */
+			u64	va;
+			u32	rkey;
+			u32	len;
+			u32	psn;		/* of its first response */
+			u32	mtu;
+			u32	npkts;		/* 0: no read pending */
+			u32	next;		/* responses sent */
+			bool	drain;		/* IRN drain stopped behind it */
+		} rd;
 		/* Not cleared by a reset from here on. */
 		struct irn_resp_res *res;	/* IRN_MAX_RD_ATOMIC entries */
 		struct irn_srq_stage stage;	/* SRQ: WQEs taken */
@@ -252,6 +270,7 @@ struct irn_swqe *irn_qp_wqe_in_flight(struct irn_qp *qp, u32 i, u32 next);
 struct irn_swqe *irn_qp_wqe_of_psn(struct irn_qp *qp, u32 psn, u32 *index);
 void irn_qp_put(struct irn_qp *qp);
 void irn_qp_error(struct irn_qp *qp);
+void irn_qp_sq_error(struct irn_qp *qp);
 
 /*
  * Can this QP's responder place IRN requests out of order?  Not in gbn
@@ -334,5 +353,7 @@ static inline struct rxe_recv_wqe *irn_qp_rq_slot(const struct irn_qp *qp,
 }
 
 #define IRN_MAX_RD_ATOMIC	16
+/* Largest message, as the device reports it (max_msg_sz). */
+#define IRN_MAX_MSG_SZ		SZ_2G
 
 #endif /* _IRN_QP_H */

@@ -53,5 +53,6 @@ void irn_task_init(struct irn_task *task, irn_task_fn fn);
 void irn_task_run(struct irn_task *task);
 void irn_task_sched(struct irn_task *task);
 void irn_task_disable(struct irn_task *task);
+void irn_task_flush(struct irn_task *task);
 
 #endif /* _IRN_TASK_H */

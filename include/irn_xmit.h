@@ -11,8 +11,8 @@ struct irn_av;
 struct irn_dev;
 struct sk_buff;
 
-struct sk_buff *irn_xmit_alloc(struct irn_dev *dev, const struct irn_av *av,
-			       unsigned int len, gfp_t gfp);
+struct sk_buff *irn_xmit_alloc(struct irn_dev *dev, unsigned int len,
+			       gfp_t gfp);
 int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb);
 
 #endif /* _IRN_XMIT_H */

@@ -20,7 +20,7 @@ PACKAGES=(
 	qemu-system-x86 busybox-static kmod util-linux
 	# networking and RDMA user space used inside guests
 	iproute2 iputils-ping ethtool procps tcpdump iperf3
-	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils
+	rdma-core ibverbs-utils ibverbs-providers perftest rdmacm-utils qperf
 	libibverbs-dev librdmacm-dev python3 python3-pyverbs
 	# kernel RDMA consumers: NVMe over Fabrics (scripts/tests/nvmeof.sh)
 	fio nvme-cli

@@ -162,6 +162,8 @@ kmemleak: .*(suspected memory leak|new suspected)
 Kernel panic
 INFO: task .* blocked for more than
 rcu: INFO: .* detected stalls
+ODEBUG: 
+dst_release(_immediate)?(: dst:| underflow)
 PAT
 }
 

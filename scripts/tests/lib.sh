@@ -241,7 +241,7 @@ irn_dmesg_check()
 		awk '/(page allocation failure|vmalloc error): / { skip = 80 }
 		     skip > 0 { skip--; if ($0 ~ /<\/TASK>/) skip = 0; next }
 		     { print }' |
-		grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace|KASAN|UBSAN|kernel BUG|refcount_t:|list_(add|del) corruption|blocked for more than|RIP:' ||
+		grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace|KASAN|UBSAN|kernel BUG|refcount_t:|list_(add|del) corruption|blocked for more than|RIP:|ODEBUG: |dst_release(_immediate)?(: dst:| underflow)' ||
 		true)
 	[[ -z $bad ]] ||
 		irn_fail "$what: kernel log shows problems:"$'\n'"$bad"
