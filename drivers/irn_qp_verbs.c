@@ -311,14 +311,19 @@ err_free_sb:
  * still have asked for an engine run: flush_engines() waits for those once
  * nothing can ask any more.
  */
+static void cancel_timers(struct irn_qp *qp)
+{
+	hrtimer_cancel(&qp->comp.rto);
+	hrtimer_cancel(&qp->comp.rnr_timer);
+	hrtimer_cancel(&qp->irn.reo_timer);
+}
+
 static void stop_engines(struct irn_qp *qp)
 {
 	irn_task_disable(&qp->req_task);
 	irn_task_disable(&qp->comp_task);
 	irn_task_disable(&qp->resp_task);
-	hrtimer_cancel(&qp->comp.rto);
-	hrtimer_cancel(&qp->comp.rnr_timer);
-	hrtimer_cancel(&qp->irn.reo_timer);
+	cancel_timers(qp);
 }
 
 static void flush_engines(struct irn_qp *qp)
@@ -327,9 +332,7 @@ static void flush_engines(struct irn_qp *qp)
 	irn_task_flush(&qp->comp_task);
 	irn_task_flush(&qp->resp_task);
 	/* A straggling run may have armed one again. */
-	hrtimer_cancel(&qp->comp.rto);
-	hrtimer_cancel(&qp->comp.rnr_timer);
-	hrtimer_cancel(&qp->irn.reo_timer);
+	cancel_timers(qp);
 }
 
 /*

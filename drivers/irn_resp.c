@@ -579,7 +579,7 @@ static bool read_start(struct irn_qp *qp, u64 va, u32 rkey, u32 len,
 
 /*
  * Responder resources: the last max_dest_rd_atomic reads and atomics, the
- * only ones a duplicate request is answered from (IBTA 9.7.5.1.3).
+ * only ones a duplicate request is answered from, as the IBTA describes.
  */
 static u32 resources(const struct irn_qp *qp)
 {

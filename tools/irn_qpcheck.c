@@ -296,6 +296,23 @@ static int region_get(struct qpcheck *qc, struct ibv_pd *pd,
 	return 0;
 }
 
+/* Destroy *@qp if there is one; a failure is reported as @what. */
+static int qp_put(struct qpcheck *qc, struct ibv_qp **qp, const char *what)
+{
+	int err = *qp ? ibv_destroy_qp(*qp) : 0;
+
+	*qp = NULL;
+	return err ? fail_err(qc, verb_err(err), "destroy %s", what) : 0;
+}
+
+static int cq_put(struct qpcheck *qc, struct ibv_cq **cq, const char *what)
+{
+	int err = *cq ? ibv_destroy_cq(*cq) : 0;
+
+	*cq = NULL;
+	return err ? fail_err(qc, verb_err(err), "destroy %s", what) : 0;
+}
+
 static int region_put(struct qpcheck *qc, struct region *r)
 {
 	int ret = 0, err;
@@ -463,30 +480,14 @@ static int pair_teardown(struct qpcheck *qc, struct rc_pair *p)
 {
 	int ret = 0, err;
 
-	if (p->a) {
-		err = ibv_destroy_qp(p->a);
-		if (err)
-			ret = fail_err(qc, verb_err(err), "destroy QP A");
-		p->a = NULL;
-	}
-	if (p->b) {
-		err = ibv_destroy_qp(p->b);
-		if (err)
-			ret = fail_err(qc, verb_err(err), "destroy QP B");
-		p->b = NULL;
-	}
-	if (p->cq_a) {
-		err = ibv_destroy_cq(p->cq_a);
-		if (err)
-			ret = fail_err(qc, verb_err(err), "destroy A's CQ");
-		p->cq_a = NULL;
-	}
-	if (p->cq_b) {
-		err = ibv_destroy_cq(p->cq_b);
-		if (err)
-			ret = fail_err(qc, verb_err(err), "destroy B's CQ");
-		p->cq_b = NULL;
-	}
+	if (qp_put(qc, &p->a, "QP A"))
+		ret = -1;
+	if (qp_put(qc, &p->b, "QP B"))
+		ret = -1;
+	if (cq_put(qc, &p->cq_a, "A's CQ"))
+		ret = -1;
+	if (cq_put(qc, &p->cq_b, "B's CQ"))
+		ret = -1;
 	if (region_put(qc, &p->ra))
 		ret = -1;
 	if (region_put(qc, &p->rb))
@@ -675,32 +676,16 @@ static int ud_ready(struct qpcheck *qc, struct ibv_qp *qp, const char *name)
 
 static int ud_teardown(struct qpcheck *qc, struct ud_pair *u)
 {
-	int ret = 0, err;
+	int ret = 0;
 
-	if (u->s) {
-		err = ibv_destroy_qp(u->s);
-		if (err)
-			ret = fail_err(qc, verb_err(err), "destroy UD QP s");
-		u->s = NULL;
-	}
-	if (u->r) {
-		err = ibv_destroy_qp(u->r);
-		if (err)
-			ret = fail_err(qc, verb_err(err), "destroy UD QP r");
-		u->r = NULL;
-	}
-	if (u->cq_s) {
-		err = ibv_destroy_cq(u->cq_s);
-		if (err)
-			ret = fail_err(qc, verb_err(err), "destroy s's CQ");
-		u->cq_s = NULL;
-	}
-	if (u->cq_r) {
-		err = ibv_destroy_cq(u->cq_r);
-		if (err)
-			ret = fail_err(qc, verb_err(err), "destroy r's CQ");
-		u->cq_r = NULL;
-	}
+	if (qp_put(qc, &u->s, "UD QP s"))
+		ret = -1;
+	if (qp_put(qc, &u->r, "UD QP r"))
+		ret = -1;
+	if (cq_put(qc, &u->cq_s, "s's CQ"))
+		ret = -1;
+	if (cq_put(qc, &u->cq_r, "r's CQ"))
+		ret = -1;
 	if (region_put(qc, &u->rs))
 		ret = -1;
 	if (region_put(qc, &u->rr))
