@@ -112,6 +112,13 @@ static const struct sb_script scripts[] = {
 		{ LOST, 3 }, { NONE }, { MARK, 0 }, { MARK, 1 }, { MARK, 2 },
 		{ MARK, 3 }, { MARK, 4 }, { MARK, 5 }, { ANSWERED, 6, 4 },
 		{ MARK, 6 }, { FIRST, 7 }, { MARK, 9 }, { NONE } } },
+	{ "huge_held_read_marks_only_its_own", {
+		/* 1000 PSNs from 6: far past the 256 tracked, whose slots
+		 * those beyond the window would alias onto PSNs 0 to 5
+		 */
+		{ SEEN, 6, 1000 }, { ISLOST, 0, 1 }, { ISLOST, 5, 1 },
+		{ ISLOST, 6, 0 }, { ISLOST, 255, 0 }, { ANSWERED, 6, 1000 },
+		{ ISLOST, 0, 1 }, { ISLOST, 5, 1 } } },
 	{ "late_sack_leaves_answered_read_lost", {
 		{ MARK, 4 }, { SEEN, 4, 6 }, { MARK, 9 }, { ISLOST, 5, 1 },
 		{ RECOVER, 10 }, { LOST, 0 }, { LOST, 1 }, { LOST, 2 },

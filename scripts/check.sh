@@ -307,10 +307,10 @@ group_finish() {
 	irn_log "$group took $((SECONDS - t0)) s"
 }
 
-# groups_wait: report the running groups' results as they come, until
-# every group has ended.
+# groups_wait [GROUP]: report the running groups' results as they come,
+# until GROUP has ended (by default: every group).
 groups_wait() {
-	local group busy=1
+	local until=${1:-} group busy=1
 
 	while ((busy)); do
 		busy=0
@@ -319,7 +319,7 @@ groups_wait() {
 			if ! kill -0 "${G_PID[$group]}" 2>/dev/null; then
 				group_finish "$group"
 				unset "G_PID[$group]"
-			else
+			elif [[ -z $until || $group == "$until" ]]; then
 				busy=1
 			fi
 		done
@@ -398,9 +398,11 @@ stage_module() {
 }
 
 # The integration tests: Debian's stage, the debug kernel's, or Debian's
-# followed by the debug subset.  The one-guest groups of both kernels run
-# side by side (one vCPU each on a 2-core host, as much as one pair of
-# guests); the pairs run one after the other.
+# followed by the debug subset, with KUnit and the host tests.  Two lanes
+# first, one vCPU each on a 2-core host (as much as one pair of guests):
+# the debug kernel's one-guest group in one; KUnit, Debian's one-guest
+# group and the host tests (which boot a guest of their own) one after
+# the other in the other.  Then the pairs, one after the other.
 run_integration() {
 	local t0=$SECONDS kernels=() k n f host=() failed
 	local -A one=() two=()
@@ -426,7 +428,6 @@ run_integration() {
 				stage_tests "$k"
 			fi)
 	done
-	[[ ${#host[@]} -eq 0 ]] || run_host "${host[@]}"
 	build_tools || true
 	for k in "${kernels[@]}"; do
 		[[ -n ${one[$k]}${two[$k]} ]] || continue
@@ -439,10 +440,15 @@ run_integration() {
 		done
 		one[$k]='' two[$k]=''
 	done
-	for k in "${kernels[@]}"; do
+	# shellcheck disable=SC2086
+	[[ -z ${one[debug]:-} ]] || group_start debug 1 ${one[debug]}
+	[[ $DO_KUNIT == 0 ]] || run_kunit
+	if [[ -n ${one[debian]:-} ]]; then
 		# shellcheck disable=SC2086
-		[[ -z ${one[$k]} ]] || group_start "$k" 1 ${one[$k]}
-	done
+		group_start debian 1 ${one[debian]}
+		groups_wait integ-1
+	fi
+	[[ ${#host[@]} -eq 0 ]] || run_host "${host[@]}"
 	groups_wait
 	for k in "${kernels[@]}"; do
 		[[ -z ${two[$k]} ]] && continue
@@ -501,8 +507,11 @@ main() {
 	step_deps
 	RUN=$(irn_run_dir)
 	irn_log "results: $RUN (deadline in $DEADLINE s)"
-	[[ $DO_KUNIT == 0 ]] || run_kunit
-	[[ $DO_INTEG == 0 ]] || run_integration
+	if [[ $DO_INTEG == 1 ]]; then
+		run_integration
+	elif [[ $DO_KUNIT == 1 ]]; then
+		run_kunit
+	fi
 	if [[ -n $FILTER && $NMATCHED == 0 ]]; then
 		result FAIL "select:$FILTER" 0 "no test matches '$FILTER' (tests: scripts/tests/*.sh with an irn-test header; kunit:SUITE.CASE)"
 	fi

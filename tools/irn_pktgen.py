@@ -31,6 +31,7 @@ ICRC code against packets captured from stock rdma_rxe.
 import argparse
 import os
 import random
+import shlex
 import socket
 import struct
 import sys
@@ -604,6 +605,10 @@ def main():
                    'link (default 1500)')
     p.add_argument('--pace', type=int, default=0, metavar='K',
                    help='for --fuzz: sleep 1 ms every K packets')
+    p.add_argument('--stdin', action='store_true',
+                   help='read the options of one send a line from standard '
+                   'input and answer each line with its report (one Python '
+                   'start for many sends)')
     p.add_argument('-v', '--verbose', action='store_true')
     a = p.parse_args()
 
@@ -618,6 +623,16 @@ def main():
             p.error('--fuzz needs --dst')
         do_fuzz(a)
         return 0
+    if a.stdin:
+        for line in sys.stdin:
+            send_checked(p, p.parse_args(shlex.split(line)))
+            sys.stdout.flush()
+        return 0
+    send_checked(p, a)
+    return 0
+
+
+def send_checked(p, a):
     if not a.case or not a.dst:
         p.error('--case and --dst are required (or --list / --selftest)')
     if a.count < 1:
@@ -627,7 +642,6 @@ def main():
     except OSError:
         p.error('--dst %s is not an IPv4 address' % a.dst)
     do_send(a)
-    return 0
 
 
 if __name__ == '__main__':

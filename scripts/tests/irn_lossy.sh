@@ -59,13 +59,6 @@ irn_wait_for 10 "a RoCE v2 GID for $IRN_SELF_IP on $IRN_DEV" \
 GIDX=$(irn_gid_index "$IRN_DEV")
 [[ -w $DBG/mode ]] || irn_fail "$DBG/mode missing: no debugfs knobs"
 
-# counter NAME: current value of one counter of the device
-counter()
-{
-	rdma statistic show link "$IRN_DEV/1" |
-		tr -s ' \n' '\n' | grep -A1 -x "$1" | tail -n1
-}
-
 # netem_dropped: packets netem dropped on this guest's eth0 so far
 netem_dropped()
 {
@@ -85,25 +78,37 @@ if [[ ${IRN_LOSSY_TRACE:-0} == 1 ]]; then
 	irn_defer sh -c "echo 0 >$TRACING/events/irn/enable"
 fi
 
-# snapshot FILE: counters and netem drops, one "name value" per line
+# snapshot FILE: counters and netem drops, one "name value" per line (the
+# counters read without a fork: the debug kernel forks slowly)
 snapshot()
 {
-	local n
+	local n v
 	{
 		for n in "${NAMES[@]}"; do
-			echo "$n $(counter "$n")"
+			irn_read_counter v "$IRN_DEV" "$n"
+			echo "$n $v"
 		done
 		echo "netem_dropped $(netem_dropped)"
 	} >"$1"
 }
 
-# delta ROLE NAME: how much NAME grew on guest ROLE during the run
-delta()
+# growth: GREW[ROLE.NAME] becomes how much NAME grew on guest ROLE
+# during the run, from both guests' snapshots.
+declare -A GREW=()
+growth()
 {
-	local before after
-	before=$(awk -v n="$2" '$1 == n { print $2 }' "$IRN_SHARED/before.$1")
-	after=$(awk -v n="$2" '$1 == n { print $2 }' "$IRN_SHARED/after.$1")
-	echo $((after - before))
+	local role n v
+	local -A was=()
+
+	GREW=()
+	for role in a b; do
+		while read -r n v; do
+			was[$n]=$v
+		done <"$IRN_SHARED/before.$role"
+		while read -r n v; do
+			GREW[$role.$n]=$((v - was[$n]))
+		done <"$IRN_SHARED/after.$role"
+	done
 }
 
 # RUNS: "mode|netem condition|extra irn_verify client options"
@@ -158,21 +163,22 @@ for spec in "${RUNS[@]}"; do
 		continue
 	fi
 	if [[ $IRN_ROLE == a ]]; then
-		lost=$(( $(delta a netem_dropped) + $(delta b netem_dropped) ))
-		retx=$(delta a retransmitted_pkts)
-		sel=$(delta a selective_retransmits)
-		ooo=$(delta b ooo_placed)
+		growth
+		lost=$((${GREW[a.netem_dropped]} + ${GREW[b.netem_dropped]}))
+		retx=${GREW[a.retransmitted_pkts]}
+		sel=${GREW[a.selective_retransmits]}
+		ooo=${GREW[b.ooo_placed]}
 		line=$(printf '%-4s %-34s %4ss lost %5d resent %5d selective %5d spurious %5d dup_rcvd %5d ooo_placed %5d gbn_episodes %4d timeouts %4d early %4d reordering_seen %d' \
 			"$mode" "$cond${extra:+ $extra}" "$secs" "$lost" "$retx" "$sel" \
-			"$(delta a spurious_retransmits)" \
-			"$(delta b irn_duplicates)" "$ooo" \
-			"$(delta a retransmit_episodes)" "$(delta a timeouts)" \
-			"$(delta a spurious_timeouts)" "$(delta a reordering_seen)")
+			"${GREW[a.spurious_retransmits]}" \
+			"${GREW[b.irn_duplicates]}" "$ooo" \
+			"${GREW[a.retransmit_episodes]}" "${GREW[a.timeouts]}" \
+			"${GREW[a.spurious_timeouts]}" "${GREW[a.reordering_seen]}")
 		echo "$line" >>"$SUMMARY"
 		irn_log "$line"
 		bad=
 		if [[ $mode == irn ]]; then
-			[[ $(delta a irn_qps) -eq 0 ]] ||
+			[[ ${GREW[a.irn_qps]} -eq 0 ]] ||
 				bad+=" forced mode negotiated;"
 			if [[ $cond == *reorder* ]]; then
 				((retx <= 500)) ||

@@ -83,23 +83,46 @@ else
 		rcvd_drop_bad_dgid)
 fi
 
-udp_in_errors()
+# The counters are read with bash alone: a fork costs a quarter of a
+# second on the debug kernel, and a case reads a dozen of them.
+
+# read_counter VAR NAME: counter NAME of $DEV (or udp_in_errors, Udp
+# InErrors of /proc/net/snmp) into VAR.
+# shellcheck disable=SC2034 # VAR is the caller's, through a nameref
+read_counter()
 {
-	awk '$1 == "Udp:" { if (!h) { for (i = 2; i <= NF; i++) c[$i] = i; h = 1 }
-		else print $c["InErrors"] }' /proc/net/snmp
+	local -n into=$1
+	local tag line i names=() values=()
+
+	into=
+	if [[ $2 == udp_in_errors ]]; then
+		while read -r tag line; do
+			[[ $tag == Udp: ]] || continue
+			if [[ ${#names[@]} -eq 0 ]]; then
+				read -r -a names <<<"$line"
+			else
+				read -r -a values <<<"$line"
+			fi
+		done </proc/net/snmp
+		for i in "${!names[@]}"; do
+			[[ ${names[$i]} != InErrors ]] || into=${values[$i]}
+		done
+		[[ -n $into ]] || irn_fail "no Udp InErrors in /proc/net/snmp"
+	else
+		irn_read_counter into "$DEV" "$2"
+	fi
 }
 
+# shellcheck disable=SC2034 # a nameref: the caller's array is set
 snapshot()
 {
-	# shellcheck disable=SC2034 # a nameref: the caller's array is set
 	local -n snap=$1
-	local c
+	local c v
 
-	for c in rcvd_pkts "${DROP_COUNTERS[@]}"; do
-		snap["$c"]=$(irn_counter "$DEV" "$c")
+	for c in rcvd_pkts "${DROP_COUNTERS[@]}" udp_in_errors; do
+		read_counter v "$c"
+		snap["$c"]=$v
 	done
-	# shellcheck disable=SC2034 # a nameref
-	snap["udp_in_errors"]=$(udp_in_errors)
 }
 
 # Wait until counter $2 grew by $3 from $1's value (or 10 s passed).
@@ -112,16 +135,10 @@ wait_growth()
 		sleep 3
 		return 0
 	fi
+	[[ $c != none ]] || c=udp_in_errors
 	for ((i = 0; i < 100; i++)); do
-		if [[ $c == none ]]; then
-			now=$(udp_in_errors)
-			now=$((now - base["udp_in_errors"]))
-			((now >= want)) && break
-		else
-			now=$(irn_counter "$DEV" "$c")
-			now=$((now - base["$c"]))
-			((now >= want)) && break
-		fi
+		read_counter now "$c"
+		(((now - base["$c"]) < want)) || break
 		sleep 0.1
 	done
 	# let stragglers land before the exact comparison
@@ -235,12 +252,14 @@ subnet_broadcast()
 
 sender()
 {
-	local case py gen out args dst bcast
+	local case py gen out args dst bcast fd
 
 	py=$(irn_python)
 	gen=$(irn_tool irn_pktgen.py)
 	ping -c 3 -W 2 "$IRN_PEER_IP" >/dev/null ||
 		irn_fail "cannot ping $IRN_PEER_IP before sending"
+	# one Python for every case: a line of options in, a report out
+	coproc GEN { "$py" "$gen" --stdin 2>&1; }
 	# the receiver decides which cases run (some depend on its counters)
 	read -r -a CASES <<<"$(irn_get cases)"
 	for case in "${CASES[@]}"; do
@@ -252,12 +271,17 @@ sender()
 				irn_fail "no IPv4 address on $IRN_NETDEV to derive a broadcast address from"
 			dst=$bcast
 		fi
-		# shellcheck disable=SC2086 # ARGS holds several words
-		out=$("$py" "$gen" $args --count "$N" --dst "$dst" 2>&1) ||
+		printf '%s --count %s --dst %s\n' "$args" "$N" "$dst" >&"${GEN[1]}"
+		out=''
+		read -r -t 120 out <&"${GEN[0]}" || true
+		[[ $out == 'irn_pktgen: sent '* ]] ||
 			irn_fail "irn_pktgen --case $case failed: $out"
 		irn_log "$out"
 		irn_barrier "sent-$case"
 	done
+	fd=${GEN[1]}
+	exec {fd}>&-
+	wait "$GEN_PID" || irn_fail "irn_pktgen --stdin exited with $?"
 	irn_barrier finished
 	ping -c 3 -W 2 "$IRN_PEER_IP" >/dev/null ||
 		irn_fail "cannot ping $IRN_PEER_IP after sending"
