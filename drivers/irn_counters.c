@@ -48,6 +48,10 @@ static const struct rdma_stat_desc irn_counter_descs[] = {
 	[IRN_CNT_SPURIOUS_RTO].name		= "spurious_timeouts",
 	[IRN_CNT_DUP_DROPPED].name		= "duplicate_reads_dropped",
 	[IRN_CNT_DROP_BACKLOG].name		= "rcvd_drop_backlog",
+	[IRN_CNT_ECN_MARKED].name		= "rcvd_ecn_marked",
+	[IRN_CNT_CNP_SENT].name			= "cnp_sent",
+	[IRN_CNT_CNP_RCVD].name			= "cnp_rcvd",
+	[IRN_CNT_RATE_CUTS].name		= "rate_cuts",
 };
 
 static_assert(ARRAY_SIZE(irn_counter_descs) == IRN_NUM_COUNTERS);

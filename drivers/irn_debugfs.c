@@ -7,9 +7,15 @@
  *   rto_low_us    floor of IRN's short retransmission timeout
  *   rto_high_us   floor of IRN's long retransmission timeout
  *   sack_single   Y: SACKs name only the PSN that triggered them
+ *   cc            none | dcqcn | delay: congestion control of new RC QPs
+ *   cnp_interval_us  a QP sends at most one CNP this often
+ *   cnp_dscp      DSCP of the CNPs sent
+ *   dcqcn/, delay/  their parameters (struct irn_dcqcn_params and
+ *                 struct irn_delay_params), for QPs created from now on
  *   qps           one line per QP: mode, una/nxt, cap, scoreboard and
  *                 receiver-window occupancy, RTT estimate, packets in
- *                 the local transmit path
+ *                 the local transmit path, congestion control, DCQCN
+ *                 rate and window in packets
  *
  * The RDMA netlink interface has no driver parameters in Linux 6.1 and
  * sysfs device groups are closed to new drivers, so the knobs live here.
@@ -27,34 +33,49 @@
 
 static struct dentry *irn_debugfs_root;
 
+/* Knobs that take a name: show it, or set the value it names. */
+static ssize_t name_read(char __user *buf, size_t len, loff_t *ppos,
+			 const char *name)
+{
+	char out[16];
+	int n;
+
+	n = scnprintf(out, sizeof(out), "%s\n", name);
+	return simple_read_from_buffer(buf, len, ppos, out, n);
+}
+
+static ssize_t name_write(const char __user *buf, size_t len,
+			  int (*parse)(const char *s), u32 *val)
+{
+	char in[16] = {};
+	int v;
+
+	if (len >= sizeof(in))
+		return -EINVAL;
+	if (copy_from_user(in, buf, len))
+		return -EFAULT;
+	v = parse(in);
+	if (v < 0)
+		return v;
+	WRITE_ONCE(*val, v);
+	return len;
+}
+
 static ssize_t mode_read(struct file *file, char __user *buf, size_t len,
 			 loff_t *ppos)
 {
 	struct irn_dev *dev = file->private_data;
-	char out[8];
-	int n;
 
-	n = scnprintf(out, sizeof(out), "%s\n",
-		      irn_mode_name(READ_ONCE(dev->tun.mode)));
-	return simple_read_from_buffer(buf, len, ppos, out, n);
+	return name_read(buf, len, ppos,
+			 irn_mode_name(READ_ONCE(dev->tun.mode)));
 }
 
 static ssize_t mode_write(struct file *file, const char __user *buf,
 			  size_t len, loff_t *ppos)
 {
 	struct irn_dev *dev = file->private_data;
-	char in[8] = {};
-	int mode;
 
-	if (len >= sizeof(in))
-		return -EINVAL;
-	if (copy_from_user(in, buf, len))
-		return -EFAULT;
-	mode = irn_mode_parse(in);
-	if (mode < 0)
-		return mode;
-	WRITE_ONCE(dev->tun.mode, mode);
-	return len;
+	return name_write(buf, len, irn_mode_parse, &dev->tun.mode);
 }
 
 static const struct file_operations mode_fops = {
@@ -62,6 +83,31 @@ static const struct file_operations mode_fops = {
 	.open	= simple_open,
 	.read	= mode_read,
 	.write	= mode_write,
+	.llseek	= default_llseek,
+};
+
+static ssize_t cc_read(struct file *file, char __user *buf, size_t len,
+		       loff_t *ppos)
+{
+	struct irn_dev *dev = file->private_data;
+
+	return name_read(buf, len, ppos,
+			 irn_cc_name(READ_ONCE(dev->tun.cc.algo)));
+}
+
+static ssize_t cc_write(struct file *file, const char __user *buf,
+			size_t len, loff_t *ppos)
+{
+	struct irn_dev *dev = file->private_data;
+
+	return name_write(buf, len, irn_cc_parse, &dev->tun.cc.algo);
+}
+
+static const struct file_operations cc_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= cc_read,
+	.write	= cc_write,
 	.llseek	= default_llseek,
 };
 
@@ -93,6 +139,17 @@ static const char * const state_names[] = {
 	[IB_QPS_ERR]	= "ERR",
 };
 
+/* Congestion control: algorithm, DCQCN rate, window in packets. */
+static void show_cc(struct seq_file *m, struct irn_flow *f)
+{
+	u32 algo = READ_ONCE(f->algo), w = irn_flow_window(f) * 100;
+
+	if (algo == IRN_CC_DELAY)
+		w = READ_ONCE(f->delay.st.cwnd) * 100 / IRN_DELAY_ONE;
+	seq_printf(m, " %-5s %10u %4u.%02u\n", irn_cc_name(algo),
+		   irn_flow_rate_kbps(f, ktime_get_ns()), w / 100, w % 100);
+}
+
 static void show_qp(struct seq_file *m, struct irn_qp *qp)
 {
 	struct irn_sb *sb = &qp->irn.sb;
@@ -111,11 +168,12 @@ static void show_qp(struct seq_file *m, struct irn_qp *qp)
 	} else {
 		seq_puts(m, "     -   -");
 	}
-	seq_printf(m, " %8u %5u %8llu %9llu %4d\n", READ_ONCE(qp->resp.epsn),
+	seq_printf(m, " %8u %5u %8llu %9llu %4d", READ_ONCE(qp->resp.epsn),
 		   READ_ONCE(qp->resp.win.placed),
 		   READ_ONCE(qp->flow.srtt_ns) / NSEC_PER_USEC,
 		   READ_ONCE(qp->flow.rttvar_ns) / NSEC_PER_USEC,
 		   irn_txsock_queued(qp));
+	show_cc(m, &qp->flow);
 }
 
 static int qps_show(struct seq_file *m, void *unused)
@@ -124,7 +182,7 @@ static int qps_show(struct seq_file *m, void *unused)
 	struct irn_qp *qp;
 	unsigned long qpn;
 
-	seq_puts(m, "   qpn mode irn state      una      nxt  cap  sack recov     epsn   ooo  srtt_us rttvar_us  txq\n");
+	seq_puts(m, "   qpn mode irn state      una      nxt  cap  sack recov     epsn   ooo  srtt_us rttvar_us  txq cc     rate_kbps    cwnd\n");
 	/* A QP leaves the table and an RCU grace period before it is freed. */
 	rcu_read_lock();
 	xa_for_each(&dev->qps, qpn, qp)
@@ -133,6 +191,33 @@ static int qps_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(qps);
+
+/* The congestion controllers' parameters, for QPs created from now on. */
+static void add_cc_params(struct dentry *d, struct irn_cc_config *cc)
+{
+	struct irn_dcqcn_params *q = &cc->dcqcn;
+	struct irn_delay_params *y = &cc->delay;
+	struct dentry *p;
+
+	p = debugfs_create_dir("dcqcn", d);
+	debugfs_create_u32("max_kbps", 0600, p, &q->max_kbps);
+	debugfs_create_u32("min_kbps", 0600, p, &q->min_kbps);
+	debugfs_create_u32("ai_kbps", 0600, p, &q->ai_kbps);
+	debugfs_create_u32("hai_kbps", 0600, p, &q->hai_kbps);
+	debugfs_create_u32("g", 0600, p, &q->g);
+	debugfs_create_u64("alpha_ns", 0600, p, &q->alpha_ns);
+	debugfs_create_u64("timer_ns", 0600, p, &q->timer_ns);
+	debugfs_create_u32("bytes", 0600, p, &q->bytes);
+	debugfs_create_u32("threshold", 0600, p, &q->threshold);
+	debugfs_create_u32("min_dec_pct", 0600, p, &q->min_dec_pct);
+	p = debugfs_create_dir("delay", d);
+	debugfs_create_u64("target_ns", 0600, p, &y->target_ns);
+	debugfs_create_u32("ai", 0600, p, &y->ai);
+	debugfs_create_u32("beta", 0600, p, &y->beta);
+	debugfs_create_u32("max_mdf", 0600, p, &y->max_mdf);
+	debugfs_create_u32("min_cwnd", 0600, p, &y->min_cwnd);
+	debugfs_create_u64("base_window_ns", 0600, p, &y->base_window_ns);
+}
 
 /**
  * irn_debugfs_add_dev() - create a device's directory
@@ -154,6 +239,11 @@ void irn_debugfs_add_dev(struct irn_dev *dev)
 	debugfs_create_u32("rto_high_us", 0600, d, &dev->tun.rto_high_us);
 	debugfs_create_bool("sack_single", 0600, d, &dev->tun.sack_single);
 	debugfs_create_file("qps", 0400, d, dev, &qps_fops);
+	debugfs_create_file("cc", 0600, d, dev, &cc_fops);
+	debugfs_create_u32("cnp_interval_us", 0600, d,
+			   &dev->tun.cnp_interval_us);
+	debugfs_create_u32("cnp_dscp", 0600, d, &dev->tun.cnp_dscp);
+	add_cc_params(d, &dev->tun.cc);
 }
 
 /**

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Default flow policy: a fixed cap on packets in flight (IRN's BDP-FC), no
- * pacing, and an RTT estimate for the retransmission timer.
+ * Flow policy: a fixed cap on packets in flight (IRN's BDP-FC), narrowed
+ * by the QP's congestion control if it has one (a paced rate or a smaller
+ * window), and an RTT estimate for the retransmission timer.
  */
 
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <kunit/visibility.h>
+#include <net/inet_ecn.h>
 
 #include "irn_flow.h"
+#include "irn_trace.h"
 
 /**
  * irn_flow_init() - start a QP's flow state
@@ -25,8 +29,195 @@ void irn_flow_init(struct irn_flow *f, u32 cap)
 	f->reo_calm = 0;
 	f->reo_grown = false;
 	f->reord = false;
+	f->algo = IRN_CC_NONE;
+	spin_lock_init(&f->cc_lock);
+	f->next_ns = 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_init);
+
+/**
+ * irn_flow_cc_start() - give a QP its congestion control
+ * @f: flow state, initialised
+ * @cfg: the device's choice and parameters
+ * @qpn: the QP's number
+ * @now_ns: the time
+ *
+ * Parameters that would not make a working controller (debugfs takes any
+ * number) are replaced by the defaults, with a warning.
+ *
+ * Context: process context, before the QP sends.
+ */
+void irn_flow_cc_start(struct irn_flow *f, const struct irn_cc_config *cfg,
+		       u32 qpn, u64 now_ns)
+{
+	u32 algo = READ_ONCE(cfg->algo);
+
+	spin_lock_bh(&f->cc_lock);
+	f->qpn = qpn;
+	f->next_ns = 0;
+	switch (algo) {
+	case IRN_CC_DCQCN:
+		f->dcqcn.p = cfg->dcqcn;
+		if (!irn_dcqcn_params_valid(&f->dcqcn.p)) {
+			pr_warn_ratelimited("DCQCN parameters out of range: using the defaults\n");
+			irn_dcqcn_params_default(&f->dcqcn.p);
+		}
+		irn_dcqcn_init(&f->dcqcn.st, &f->dcqcn.p, now_ns);
+		break;
+	case IRN_CC_DELAY:
+		f->delay.p = cfg->delay;
+		if (!irn_delay_params_valid(&f->delay.p)) {
+			pr_warn_ratelimited("delay controller parameters out of range: using the defaults\n");
+			irn_delay_params_default(&f->delay.p);
+		}
+		irn_delay_init(&f->delay.st, f->cap, now_ns);
+		break;
+	default:
+		algo = IRN_CC_NONE;
+		break;
+	}
+	WRITE_ONCE(f->algo, algo);
+	spin_unlock_bh(&f->cc_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_cc_start);
+
+/* DCQCN's rate and the delay window, for the tracepoint. */
+static u32 cc_rate(const struct irn_flow *f)
+{
+	return f->algo == IRN_CC_DCQCN ? f->dcqcn.st.rc_kbps : 0;
+}
+
+static u32 cc_cwnd(const struct irn_flow *f)
+{
+	return f->algo == IRN_CC_DELAY ? f->delay.st.cwnd : 0;
+}
+
+/* Under cc_lock: trace a change from @rate and @cwnd. */
+static void cc_moved(const struct irn_flow *f, const char *why, u32 rate,
+		     u32 cwnd)
+{
+	if (cc_rate(f) != rate || cc_cwnd(f) != cwnd)
+		trace_irn_cc(f->qpn, why, cc_rate(f), cc_cwnd(f));
+}
+
+/**
+ * irn_flow_gap_ns() - time a packet takes at a rate
+ * @bytes: its size
+ * @kbps: the rate in kbit/s; 0 for no limit
+ *
+ * Context: any.
+ * Return: nanoseconds.
+ */
+u64 irn_flow_gap_ns(u32 bytes, u32 kbps)
+{
+	return kbps ? div_u64((u64)bytes * 8 * NSEC_PER_MSEC, kbps) : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_gap_ns);
+
+/**
+ * irn_flow_on_sent() - a packet left
+ * @f: flow state
+ * @bytes: its size on the wire
+ * @now_ns: the time
+ *
+ * Moves the pacing clock on by the packet's time at the QP's rate: from
+ * the previous packet's due time, or from now after a pause (a pause
+ * earns no burst beyond IRN_FLOW_PACE_SLACK_NS).  DCQCN's rate is its
+ * current rate; the delay controller paces only a window under one
+ * packet, one packet per srtt / window.
+ *
+ * Context: the requester.
+ */
+void irn_flow_on_sent(struct irn_flow *f, u32 bytes, u64 now_ns)
+{
+	u64 gap = 0;
+	u32 rate;
+
+	if (READ_ONCE(f->algo) == IRN_CC_NONE)
+		return;
+	spin_lock_bh(&f->cc_lock);
+	switch (f->algo) {
+	case IRN_CC_DCQCN:
+		rate = f->dcqcn.st.rc_kbps;
+		irn_dcqcn_on_sent(&f->dcqcn.st, &f->dcqcn.p, bytes);
+		irn_dcqcn_advance(&f->dcqcn.st, &f->dcqcn.p, now_ns);
+		cc_moved(f, "increase", rate, 0);
+		gap = irn_flow_gap_ns(bytes, f->dcqcn.st.rc_kbps);
+		break;
+	case IRN_CC_DELAY:
+		if (f->delay.st.cwnd < IRN_DELAY_ONE)
+			gap = div_u64(READ_ONCE(f->srtt_ns) * IRN_DELAY_ONE,
+				      f->delay.st.cwnd);
+		break;
+	}
+	WRITE_ONCE(f->next_ns, gap ? max(f->next_ns, now_ns) + gap : 0);
+	spin_unlock_bh(&f->cc_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_sent);
+
+/**
+ * irn_flow_on_cnp() - the peer reported congestion on the QP's path
+ * @f: flow state
+ * @now_ns: the time
+ *
+ * Only DCQCN reacts; the other algorithms ignore CNPs.
+ *
+ * Context: the receive path.
+ * Return: true if the rate was cut.
+ */
+bool irn_flow_on_cnp(struct irn_flow *f, u64 now_ns)
+{
+	if (READ_ONCE(f->algo) != IRN_CC_DCQCN)
+		return false;
+	spin_lock_bh(&f->cc_lock);
+	irn_dcqcn_on_cnp(&f->dcqcn.st, &f->dcqcn.p, now_ns);
+	trace_irn_cc(f->qpn, "cnp", f->dcqcn.st.rc_kbps, 0);
+	spin_unlock_bh(&f->cc_lock);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_cnp);
+
+/**
+ * irn_flow_rate_kbps() - the QP's current DCQCN rate
+ * @f: flow state
+ * @now_ns: the time
+ *
+ * Context: any.
+ * Return: kbit/s; 0 when the QP is not rate controlled.
+ */
+u32 irn_flow_rate_kbps(struct irn_flow *f, u64 now_ns)
+{
+	u32 rate;
+
+	if (READ_ONCE(f->algo) != IRN_CC_DCQCN)
+		return 0;
+	spin_lock_bh(&f->cc_lock);
+	irn_dcqcn_advance(&f->dcqcn.st, &f->dcqcn.p, now_ns);
+	rate = f->dcqcn.st.rc_kbps;
+	spin_unlock_bh(&f->cc_lock);
+	return rate;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_rate_kbps);
+
+/**
+ * irn_flow_tos() - traffic class of the QP's requests
+ * @f: flow state
+ * @tos: the address vector's
+ *
+ * DCQCN needs the switches to mark rather than drop: its QPs' packets
+ * say they are ECN-capable (ECT(0)).  The others' go as the address
+ * vector says, as stock rxe's do.
+ *
+ * Context: any.
+ * Return: the traffic class byte for the IP header.
+ */
+u8 irn_flow_tos(const struct irn_flow *f, u8 tos)
+{
+	if (READ_ONCE(f->algo) != IRN_CC_DCQCN)
+		return tos;
+	return (tos & ~INET_ECN_MASK) | INET_ECN_ECT_0;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_tos);
 
 /**
  * irn_flow_window() - packets the requester may have in flight
@@ -37,7 +228,11 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_init);
  */
 u32 irn_flow_window(const struct irn_flow *f)
 {
-	return max(f->cap, 1U);
+	u32 w = f->cap;
+
+	if (READ_ONCE(f->algo) == IRN_CC_DELAY)
+		w = min(w, READ_ONCE(f->delay.st.cwnd) / IRN_DELAY_ONE);
+	return max(w, 1U);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_window);
 
@@ -73,11 +268,32 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_window_open);
  * @f: flow state
  *
  * Context: any.
- * Return: 0, meaning now: the default policy does not pace.
+ * Return: a CLOCK_MONOTONIC time in ns; 0, meaning now, when the QP is
+ * not paced.
  */
 ktime_t irn_flow_next_send(const struct irn_flow *f)
 {
-	return 0;
+	u64 next = READ_ONCE(f->next_ns);
+
+	return next > IRN_FLOW_PACE_SLACK_NS ? next - IRN_FLOW_PACE_SLACK_NS :
+					       0;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_next_send);
+
+/* RFC 6298's estimator. */
+static void rtt_sample(struct irn_flow *f, u64 rtt_ns)
+{
+	u64 err;
+
+	if (!f->srtt_ns) {
+		f->srtt_ns = rtt_ns;
+		f->rttvar_ns = rtt_ns / 2;
+		return;
+	}
+	err = rtt_ns > f->srtt_ns ? rtt_ns - f->srtt_ns : f->srtt_ns - rtt_ns;
+	/* RFC 6298: beta = 1/4, alpha = 1/8. */
+	f->rttvar_ns = f->rttvar_ns - (f->rttvar_ns >> 2) + (err >> 2);
+	f->srtt_ns = f->srtt_ns - (f->srtt_ns >> 3) + (rtt_ns >> 3);
 }
 
 /**
@@ -90,19 +306,19 @@ ktime_t irn_flow_next_send(const struct irn_flow *f)
  */
 void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns)
 {
-	u64 err;
+	u32 cwnd;
 
 	if (!rtt_ns)
 		return;
-	if (!f->srtt_ns) {
-		f->srtt_ns = rtt_ns;
-		f->rttvar_ns = rtt_ns / 2;
+	rtt_sample(f, rtt_ns);
+	if (READ_ONCE(f->algo) != IRN_CC_DELAY)
 		return;
-	}
-	err = rtt_ns > f->srtt_ns ? rtt_ns - f->srtt_ns : f->srtt_ns - rtt_ns;
-	/* RFC 6298: beta = 1/4, alpha = 1/8. */
-	f->rttvar_ns = f->rttvar_ns - (f->rttvar_ns >> 2) + (err >> 2);
-	f->srtt_ns = f->srtt_ns - (f->srtt_ns >> 3) + (rtt_ns >> 3);
+	spin_lock_bh(&f->cc_lock);
+	cwnd = f->delay.st.cwnd;
+	irn_delay_on_ack(&f->delay.st, &f->delay.p, pkts, rtt_ns, f->srtt_ns,
+			 ktime_get_ns());
+	cc_moved(f, "delay", 0, cwnd);
+	spin_unlock_bh(&f->cc_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_ack);
 
@@ -110,14 +326,25 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_ack);
  * irn_flow_on_loss() - the completer decided a packet was lost
  * @f: flow state
  *
- * The default policy keeps its cap.  After 16 loss episodes without a
- * spurious resend the reordering window narrows by a quarter RTT, back
- * towards 1.25 srtt (RACK's decay, RFC 8985 6.2).
+ * The cap stays; the delay controller halves its window (at most once a
+ * round trip).  After 16 loss episodes without a spurious resend the
+ * reordering window narrows by a quarter RTT, back towards 1.25 srtt
+ * (RACK's decay, RFC 8985 6.2).
  *
  * Context: the completer.
  */
 void irn_flow_on_loss(struct irn_flow *f)
 {
+	u32 cwnd;
+
+	if (READ_ONCE(f->algo) == IRN_CC_DELAY) {
+		spin_lock_bh(&f->cc_lock);
+		cwnd = f->delay.st.cwnd;
+		irn_delay_on_loss(&f->delay.st, &f->delay.p, f->srtt_ns,
+				  ktime_get_ns());
+		cc_moved(f, "loss", 0, cwnd);
+		spin_unlock_bh(&f->cc_lock);
+	}
 	f->reo_grown = false;
 	if (++f->reo_calm < 16)
 		return;
@@ -172,7 +399,7 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_spurious);
  */
 void irn_flow_on_spurious_rto(struct irn_flow *f, u64 rto_ns, u64 since_ns)
 {
-	irn_flow_on_ack(f, 0, rto_ns + since_ns / 2);
+	rtt_sample(f, rto_ns + since_ns / 2);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_spurious_rto);
 

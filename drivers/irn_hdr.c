@@ -99,6 +99,10 @@ static const struct irn_opcode_info irn_opcodes[256] = {
 	[IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE] = {
 		"UD_SEND_ONLY_WITH_IMMEDIATE",
 		SEND_ONLY | IRN_HDR_DETH | IRN_HDR_IMMDT },
+
+	/* its 16 reserved bytes are its payload */
+	[IRN_OPCODE_CNP] = {
+		"CNP", IRN_OP_CNP | IRN_OP_PAYLOAD | IRN_OP_ONLY },
 };
 
 /* Size of each extended header, indexed by its IRN_HDR_* bit number. */
@@ -285,6 +289,8 @@ EXPORT_SYMBOL_IF_KUNIT(irn_bth_decode);
 /* Payload rules per opcode (IBTA 9.6.1.x): what sizes are possible at all. */
 static bool payload_len_ok(u32 flags, unsigned int paylen, u8 pad)
 {
+	if (flags & IRN_OP_CNP)
+		return paylen == IRN_CNP_RSVD_LEN && pad == 0;
 	if (!(flags & IRN_OP_PAYLOAD))
 		return paylen == 0 && pad == 0;
 	/* Pad only exists to round a message's last payload up to 4 bytes. */

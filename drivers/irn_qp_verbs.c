@@ -152,6 +152,9 @@ static void init_engines(struct irn_qp *qp)
 	qp->comp.rnr_timer.function = irn_comp_rnr_expired;
 	hrtimer_init(&qp->irn.reo_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	qp->irn.reo_timer.function = irn_req_reo_expired;
+	hrtimer_init(&qp->req.pace_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_ABS_SOFT);
+	qp->req.pace_timer.function = irn_req_pace_expired;
 	atomic_set(&qp->rewind, 0);
 	atomic_set(&qp->comp.timeout, 0);
 	atomic_set(&qp->req.rd_atomic, 0);
@@ -286,6 +289,10 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = publish_qpn(dev, qp);
 	if (err)
 		goto err_release_sock;
+	/* Congestion control names the QP in its tracepoint. */
+	if (irn_qp_is_rc(qp))
+		irn_flow_cc_start(&qp->flow, &dev->tun.cc, irn_qp_num(qp),
+				  ktime_get_ns());
 	return 0;
 
 err_release_sock:
@@ -316,6 +323,7 @@ static void cancel_timers(struct irn_qp *qp)
 	hrtimer_cancel(&qp->comp.rto);
 	hrtimer_cancel(&qp->comp.rnr_timer);
 	hrtimer_cancel(&qp->irn.reo_timer);
+	hrtimer_cancel(&qp->req.pace_timer);
 }
 
 static void stop_engines(struct irn_qp *qp)
@@ -365,6 +373,9 @@ static void reset_qp(struct irn_qp *qp)
 	qp->rq.queue.buf->producer_index = 0;
 	qp->rq.queue.buf->consumer_index = 0;
 	irn_flow_init(&qp->flow, qp->flow.cap);
+	if (irn_qp_is_rc(qp))
+		irn_flow_cc_start(&qp->flow, &qp->dev->tun.cc,
+				  irn_qp_num(qp), ktime_get_ns());
 	qp->irn.on = qp->irn.mode == IRN_MODE_IRN;
 	if (qp->irn.sb.got)
 		irn_sb_reset(&qp->irn.sb, 0);

@@ -9,16 +9,19 @@
  * ICRC (touches every byte), then the QP: it must exist, be of the
  * packet's transport class, be able to receive, and (for connected QPs)
  * be connected to the sender.  Then requests go to the QP's responder and
- * responses to its completer.
+ * responses to its completer; a request marked CE makes the QP send a CNP
+ * (irn_cnp.c), and a CNP goes to the QP's flow (irn_flow_on_cnp()).
  */
 
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <net/inet_ecn.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
 
+#include "irn_cnp.h"
 #include "irn_counters.h"
 #include "irn_dev.h"
 #include "irn_hdr.h"
@@ -104,6 +107,9 @@ static enum irn_counter validate(struct irn_dev *dev, struct sk_buff *skb)
 
 static bool class_matches(const struct irn_qp *qp, u8 opcode)
 {
+	/* A CNP names the QP whose requests it is about: an RC one. */
+	if (opcode == IRN_OPCODE_CNP)
+		return irn_qp_is_rc(qp);
 	switch (opcode >> 5) {
 	case IRN_CLASS_RC:
 		return irn_qp_is_rc(qp);
@@ -206,6 +212,23 @@ static enum irn_counter dispatch_mcast(struct irn_dev *dev,
 	return IRN_NUM_COUNTERS;
 }
 
+/* The IP header says a switch marked the packet Congestion Experienced. */
+static bool skb_ce(const struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return INET_ECN_is_ce(ip_hdr(skb)->tos);
+	return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+}
+
+/* A CNP for a QP that has sent: its rate, if it has one, goes down. */
+static void take_cnp(struct irn_qp *qp, struct sk_buff *skb)
+{
+	irn_dev_count(qp->dev, IRN_CNT_CNP_RCVD);
+	if (irn_flow_on_cnp(&qp->flow, ktime_get_ns()))
+		irn_dev_count(qp->dev, IRN_CNT_RATE_CUTS);
+	consume_skb(skb);
+}
+
 static enum irn_counter dispatch(struct irn_dev *dev, struct sk_buff *skb)
 {
 	struct irn_pkt *pkt = irn_skb_pkt(skb);
@@ -220,10 +243,15 @@ static enum irn_counter dispatch(struct irn_dev *dev, struct sk_buff *skb)
 		irn_qp_put(qp);
 		return IRN_CNT_DROP_BAD_QP;
 	}
-	if (pkt->flags & IRN_OP_REQ)
+	if (pkt->flags & IRN_OP_CNP) {
+		take_cnp(qp, skb);
+	} else if (pkt->flags & IRN_OP_REQ) {
+		if (irn_qp_is_rc(qp) && skb_ce(skb))
+			irn_cnp_notify(qp);
 		irn_resp_queue(qp, skb);
-	else
+	} else {
 		irn_comp_queue(qp, skb);
+	}
 	irn_qp_put(qp);
 	return IRN_NUM_COUNTERS;
 }

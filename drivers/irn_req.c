@@ -674,8 +674,9 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 		advance_pos(qp, w, paylen, chunk, last);
 	if (irn_qp_is_rc(qp))
 		irn_comp_arm_rto(qp);
+	irn_flow_on_sent(&qp->flow, skb->len, ktime_get_ns());
 	irn_txsock_own(qp, skb);
-	irn_xmit(qp->dev, av, skb);
+	irn_xmit(qp->dev, av, skb, irn_flow_tos(&qp->flow, av->tos));
 	rcu_read_unlock();
 	if (last && !irn_qp_is_rc(qp))
 		irn_task_run(&qp->comp_task);
@@ -763,6 +764,36 @@ static enum req_state retransmit(struct irn_qp *qp)
 	return REQ_DONE_MORE;
 }
 
+/*
+ * The flow paces the QP and its next packet is not due yet: look again
+ * then, on the pacing timer.
+ */
+static bool pace_wait(struct irn_qp *qp)
+{
+	u64 due = irn_flow_next_send(&qp->flow);
+
+	if (!due || due <= ktime_get_ns())
+		return false;
+	hrtimer_start(&qp->req.pace_timer, ns_to_ktime(due),
+		      HRTIMER_MODE_ABS_SOFT);
+	return true;
+}
+
+/**
+ * irn_req_pace_expired() - a paced QP's next packet is due
+ * @timer: the QP's req.pace_timer
+ *
+ * Context: softirq (HRTIMER_MODE_SOFT).
+ * Return: HRTIMER_NORESTART.
+ */
+enum hrtimer_restart irn_req_pace_expired(struct hrtimer *timer)
+{
+	struct irn_qp *qp = container_of(timer, struct irn_qp, req.pace_timer);
+
+	irn_task_sched(&qp->req_task);
+	return HRTIMER_NORESTART;
+}
+
 /**
  * irn_req_reo_expired() - a PSN has waited out the reordering window
  * @timer: the QP's irn.reo_timer
@@ -798,7 +829,7 @@ enum irn_task_ret irn_requester(struct irn_task *task)
 		return IRN_TASK_IDLE;
 	}
 	check_rewind(qp);
-	if (irn_qp_state(qp) != IB_QPS_RTS)
+	if (irn_qp_state(qp) != IB_QPS_RTS || pace_wait(qp))
 		return IRN_TASK_IDLE;
 
 	for (;;) {

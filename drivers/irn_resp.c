@@ -152,7 +152,7 @@ static void xmit_response(struct irn_qp *qp, struct sk_buff *skb)
 	rcu_read_lock();
 	av = rcu_dereference(qp->av);
 	if (av)
-		irn_xmit(qp->dev, av, skb);
+		irn_xmit(qp->dev, av, skb, av->tos);
 	else
 		kfree_skb(skb);
 	rcu_read_unlock();

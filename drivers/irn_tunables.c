@@ -2,7 +2,7 @@
 /*
  * Defaults for new devices, as module parameters:
  *
- *   modprobe rdma_irn mode=gbn cap=64
+ *   modprobe rdma_irn mode=gbn cap=64 cc=dcqcn
  *   echo irn > /sys/module/rdma_irn/parameters/mode
  *
  * Documentation/ops-guide.rst explains each knob.
@@ -25,6 +25,7 @@ static u32 default_cap = 128;
 static u32 default_rto_low_us = 1000;
 static u32 default_rto_high_us = 5000;
 static bool default_sack_single;
+static u32 default_cc = IRN_CC_NONE;
 
 /**
  * irn_mode_parse() - mode from its name
@@ -70,6 +71,26 @@ static const struct kernel_param_ops mode_ops = {
 	.get = mode_get,
 };
 
+static int cc_set(const char *val, const struct kernel_param *kp)
+{
+	int cc = irn_cc_parse(val);
+
+	if (cc < 0)
+		return cc;
+	WRITE_ONCE(default_cc, cc);
+	return 0;
+}
+
+static int cc_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", irn_cc_name(READ_ONCE(default_cc)));
+}
+
+static const struct kernel_param_ops cc_ops = {
+	.set = cc_set,
+	.get = cc_get,
+};
+
 module_param_cb(mode, &mode_ops, NULL, 0644);
 MODULE_PARM_DESC(mode, "transport of new devices: auto (default), gbn or irn");
 module_param_named(cap, default_cap, uint, 0644);
@@ -80,6 +101,8 @@ module_param_named(rto_high_us, default_rto_high_us, uint, 0644);
 MODULE_PARM_DESC(rto_high_us, "floor of IRN's long timeout in us; default 5000");
 module_param_named(sack_single, default_sack_single, bool, 0644);
 MODULE_PARM_DESC(sack_single, "SACKs name one PSN, as IRN's NACK (for comparison); default N: the whole bitmap");
+module_param_cb(cc, &cc_ops, NULL, 0644);
+MODULE_PARM_DESC(cc, "congestion control of new RC QPs: none (default), dcqcn or delay");
 
 /**
  * irn_tunables_default() - a new device's knobs, from the module parameters
@@ -95,4 +118,7 @@ void irn_tunables_default(struct irn_tunables *tun)
 	tun->rto_low_us = READ_ONCE(default_rto_low_us);
 	tun->rto_high_us = READ_ONCE(default_rto_high_us);
 	tun->sack_single = READ_ONCE(default_sack_single);
+	irn_cc_config_default(&tun->cc, READ_ONCE(default_cc));
+	tun->cnp_interval_us = IRN_CNP_INTERVAL_US;
+	tun->cnp_dscp = IRN_CNP_DSCP;
 }

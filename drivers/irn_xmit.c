@@ -116,7 +116,7 @@ static void push_udp(struct sk_buff *skb, const struct irn_av *av)
 	uh->check = 0;
 }
 
-static void push_ip4(struct sk_buff *skb, const struct irn_av *av,
+static void push_ip4(struct sk_buff *skb, const struct irn_av *av, u8 tos,
 		     struct dst_entry *dst)
 {
 	struct iphdr *iph;
@@ -126,7 +126,7 @@ static void push_ip4(struct sk_buff *skb, const struct irn_av *av,
 	iph = ip_hdr(skb);
 	iph->version = 4;
 	iph->ihl = 5;
-	iph->tos = av->tos;
+	iph->tos = tos;
 	iph->tot_len = htons(skb->len);
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = av->ttl;
@@ -137,14 +137,14 @@ static void push_ip4(struct sk_buff *skb, const struct irn_av *av,
 	iph->check = 0;
 }
 
-static void push_ip6(struct sk_buff *skb, const struct irn_av *av)
+static void push_ip6(struct sk_buff *skb, const struct irn_av *av, u8 tos)
 {
 	struct ipv6hdr *ip6h;
 
 	__skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6h = ipv6_hdr(skb);
-	ip6_flow_hdr(ip6h, av->tos, htonl(av->flow_label));
+	ip6_flow_hdr(ip6h, tos, htonl(av->flow_label));
 	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = av->ttl;
@@ -158,6 +158,9 @@ static void push_ip6(struct sk_buff *skb, const struct irn_av *av)
  * @av: destination; its route cache is updated
  * @skb: from irn_xmit_alloc(), transport headers and payload filled;
  *	 consumed
+ * @tos: the IP header's traffic class: @av's, or with its ECN field set
+ *	 (ECN-capable data, CNPs at their own DSCP); the ICRC does not
+ *	 cover it
  *
  * The requester sends from process context and the responder from
  * softirq, both through a QP's one address vector: the route cache's
@@ -168,7 +171,8 @@ static void push_ip6(struct sk_buff *skb, const struct irn_av *av)
  * Return: 0, or a negative errno if the packet was dropped locally (the
  * transport recovers it like a loss).
  */
-int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb)
+int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb,
+	     u8 tos)
 {
 	struct dst_entry *dst;
 	int err;
@@ -192,9 +196,9 @@ int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb)
 
 	push_udp(skb, av);
 	if (av->family == AF_INET)
-		push_ip4(skb, av, dst);
+		push_ip4(skb, av, tos, dst);
 	else
-		push_ip6(skb, av);
+		push_ip6(skb, av, tos);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	irn_icrc_fill(skb);
 

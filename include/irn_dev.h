@@ -12,6 +12,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "irn_counters.h"
+#include "irn_cc.h"
 
 struct irn_qp;
 
@@ -42,15 +43,22 @@ enum irn_mode {
  * @rto_high_us: floor of IRN's long timeout
  * @sack_single: SACKs name only the PSN that triggered them, as IRN's NACK
  *		 does, instead of the whole bitmap (for comparison)
+ * @cc: congestion control of new RC QPs and its parameters
+ * @cnp_interval_us: a QP sends at most one CNP this often (mlx5's
+ *		     np_min_time_between_cnps)
+ * @cnp_dscp: DSCP of the CNPs sent (np_cnp_dscp)
  *
  * Written through debugfs at any time, so read with READ_ONCE().
  */
 struct irn_tunables {
-	u32	mode;
-	u32	cap;
-	u32	rto_low_us;
-	u32	rto_high_us;
-	bool	sack_single;
+	u32			mode;
+	u32			cap;
+	u32			rto_low_us;
+	u32			rto_high_us;
+	bool			sack_single;
+	struct irn_cc_config	cc;
+	u32			cnp_interval_us;
+	u32			cnp_dscp;
 };
 
 /**

@@ -28,6 +28,7 @@ struct sk_buff;
 /* requester: irn_req.c */
 enum irn_task_ret irn_requester(struct irn_task *task);
 enum hrtimer_restart irn_req_reo_expired(struct hrtimer *timer);
+enum hrtimer_restart irn_req_pace_expired(struct hrtimer *timer);
 
 /* completer: irn_comp.c */
 enum irn_task_ret irn_completer(struct irn_task *task);

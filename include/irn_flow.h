@@ -13,19 +13,33 @@
  *  - irn_flow_on_loss(): the completer decided a packet was lost;
  *  - irn_flow_on_spurious(): ... and it was not;
  *  - irn_flow_on_spurious_rto(): a timeout fired before the ACK was due;
- *  - irn_flow_on_reorder(): the path was seen to reorder.
+ *  - irn_flow_on_reorder(): the path was seen to reorder;
+ *  - irn_flow_on_sent(): a packet left (pacing, DCQCN's byte counter);
+ *  - irn_flow_on_cnp(): the peer reported congestion (a RoCEv2 CNP).
  *
  * The default policy is IRN's BDP-FC: a fixed cap on packets in flight and
- * no pacing.  The RTT estimate (RFC 6298 smoothing) lives here too, since
- * congestion control needs it as much as the retransmission timer does.
+ * no pacing.  Congestion control (enum irn_cc) narrows it: DCQCN's rate,
+ * kept by pacing, or a delay-based window.  The RTT estimate (RFC 6298
+ * smoothing) lives here too, since congestion control needs it as much as
+ * the retransmission timer does.
  */
 #ifndef _IRN_FLOW_H
 #define _IRN_FLOW_H
 
 #include <linux/ktime.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
+#include "irn_cc.h"
+
 #define IRN_FLOW_DEFAULT_CAP	128
+
+/*
+ * A paced QP may send this early, and after a pause it may send this
+ * much at once: a timer wakes it at most once per such period rather
+ * than once a packet.
+ */
+#define IRN_FLOW_PACE_SLACK_NS	(200 * NSEC_PER_USEC)
 
 /**
  * struct irn_flow - flow state of one QP
@@ -37,6 +51,14 @@
  * @reo_grown: the window grew in the current loss episode
  * @reord: the path was seen to reorder; until then loss detection does
  *	   not wait a reordering window (RACK's reord flag, RFC 8985 6.2)
+ * @algo: the QP's enum irn_cc
+ * @qpn: the QP's number, for the tracepoints
+ * @cc_lock: protects @next_ns and @dcqcn or @delay, which the requester
+ *	     (packets sent), the completer (ACKs, losses) and the receive
+ *	     path (CNPs) all move
+ * @next_ns: pacing: when the next packet is due; 0 when not paced
+ * @dcqcn: DCQCN's state and parameters
+ * @delay: the delay controller's state and parameters
  */
 struct irn_flow {
 	u32	cap;
@@ -46,6 +68,20 @@ struct irn_flow {
 	u32	reo_calm;
 	bool	reo_grown;
 	bool	reord;
+	u32		algo;
+	u32		qpn;
+	spinlock_t	cc_lock;	/* see above */
+	u64		next_ns;
+	union {
+		struct {
+			struct irn_dcqcn	st;
+			struct irn_dcqcn_params	p;
+		} dcqcn;
+		struct {
+			struct irn_delay	st;
+			struct irn_delay_params	p;
+		} delay;
+	};
 };
 
 /* Reordering window: 1.25 srtt, up to 2 srtt after spurious resends. */
@@ -68,6 +104,14 @@ u64 irn_flow_rto_ns(const struct irn_flow *f, u64 floor_ns, u64 ceil_ns);
 #define IRN_FLOW_RTO_LOW_PKTS	3
 
 u64 irn_flow_reorder_ns(const struct irn_flow *f);
+
+void irn_flow_cc_start(struct irn_flow *f, const struct irn_cc_config *cfg,
+		       u32 qpn, u64 now_ns);
+u64 irn_flow_gap_ns(u32 bytes, u32 kbps);
+void irn_flow_on_sent(struct irn_flow *f, u32 bytes, u64 now_ns);
+bool irn_flow_on_cnp(struct irn_flow *f, u64 now_ns);
+u32 irn_flow_rate_kbps(struct irn_flow *f, u64 now_ns);
+u8 irn_flow_tos(const struct irn_flow *f, u8 tos);
 u64 irn_flow_irn_rto_ns(const struct irn_flow *f, u32 inflight,
 			u64 low_floor_ns, u64 high_floor_ns, u64 ib_t_ns);
 

@@ -115,6 +115,14 @@ struct irn_sackh {
 #define IRN_ICRC_LEN	4
 
 /*
+ * RoCEv2 Congestion Notification Packet (IBTA annex A17): BTH opcode
+ * 0x81 with BECN set, to the QP whose packets arrived marked CE, then 16
+ * reserved bytes and the ICRC.
+ */
+#define IRN_OPCODE_CNP	0x81
+#define IRN_CNP_RSVD_LEN	16
+
+/*
  * Per-opcode flags.  The IRN_HDR_* bits name the extended headers present;
  * their numeric order is their order on the wire, which is how
  * irn_pkt_hdr_offset() finds them.
@@ -141,6 +149,7 @@ enum irn_op_flags {
 	IRN_OP_READ	= BIT(16),
 	IRN_OP_ATOMIC	= BIT(17),
 	IRN_OP_ACK	= BIT(18),
+	IRN_OP_CNP	= BIT(19),	/* congestion notification */
 };
 
 #define IRN_OP_ONLY	(IRN_OP_FIRST | IRN_OP_LAST)

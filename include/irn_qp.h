@@ -151,7 +151,7 @@ struct irn_qp {
 	u8			min_rnr_timer;
 	u8			timeout;
 	struct irn_av __rcu	*av;		/* NULL until modify sets it */
-	struct irn_flow		flow;		/* the completer's, read by all */
+	struct irn_flow		flow;		/* RTT: the completer's; cc: cc_lock */
 
 	struct {
 		u8		mode;		/* enum irn_mode, fixed at create */
@@ -172,6 +172,7 @@ struct irn_qp {
 		u32		rewind_end;	/* @high at the last rewind */
 		u32		rsn;		/* messages using a receive WQE */
 		atomic_t	rd_atomic;	/* reads/atomics outstanding */
+		struct hrtimer	pace_timer;	/* paced: the next packet is due */
 	} req;
 
 	struct {
@@ -211,6 +212,7 @@ struct irn_qp {
 		u32		rsn;		/* receive WQEs completed */
 		u8		sack_owed;	/* placed early, not SACKed */
 		bool		last_wqe;	/* SRQ: Last WQE Reached sent */
+		atomic64_t	cnp_ns;		/* when the last CNP went */
 		struct {			/* the read being answered */
 			u64	va;
 			u32	rkey;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * Tracepoints for IRN's loss-recovery decisions, and for a QP's teardown:
+ * Tracepoints for IRN's loss-recovery decisions, congestion control and a
+ * QP's teardown:
  *
  *   perf trace -e 'irn:*'   or   /sys/kernel/tracing/events/irn/
  */
@@ -152,6 +153,32 @@ TRACE_EVENT(irn_qp_destroy,
 		__entry->queued = queued;
 	),
 	TP_printk("qpn=%u queued=%d", __entry->qpn, __entry->queued)
+);
+
+/*
+ * A QP's congestion control moved: @why is "cnp" (DCQCN cut its rate),
+ * "increase" (DCQCN's timer or byte counter raised it), "delay" (an RTT
+ * sample moved the delay controller's window) or "loss" (a loss halved
+ * it).  @rate_kbps is DCQCN's rate, @cwnd the window in 1/1024 packets
+ * (0 where the algorithm has none).
+ */
+TRACE_EVENT(irn_cc,
+	TP_PROTO(u32 qpn, const char *why, u32 rate_kbps, u32 cwnd),
+	TP_ARGS(qpn, why, rate_kbps, cwnd),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__string(why, why)
+		__field(u32, rate_kbps)
+		__field(u32, cwnd)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__assign_str(why, why);
+		__entry->rate_kbps = rate_kbps;
+		__entry->cwnd = cwnd;
+	),
+	TP_printk("qpn=%u why=%s rate_kbps=%u cwnd=%u", __entry->qpn,
+		  __get_str(why), __entry->rate_kbps, __entry->cwnd)
 );
 
 #endif /* _IRN_TRACE_H */

@@ -13,6 +13,7 @@ struct sk_buff;
 
 struct sk_buff *irn_xmit_alloc(struct irn_dev *dev, unsigned int len,
 			       gfp_t gfp);
-int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb);
+int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb,
+	     u8 tos);
 
 #endif /* _IRN_XMIT_H */

@@ -8,6 +8,7 @@
 #include "irn_flow.h"
 #include "irn_kunit.h"
 
+#define US	1000ULL
 #define MS	1000000ULL
 
 static void irn_test_flow_default_window(struct kunit *test)
@@ -252,7 +253,86 @@ static void irn_test_flow_window_open(struct kunit *test)
 	}
 }
 
+/* A packet's time at a rate: 1000 B at 100 Mbit/s take 80 us. */
+static void irn_test_flow_gap(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, irn_flow_gap_ns(1000, 100000), 80 * US);
+	KUNIT_EXPECT_EQ(test, irn_flow_gap_ns(4096, 1000000), 32768ULL);
+	KUNIT_EXPECT_EQ(test, irn_flow_gap_ns(1000, 0), 0ULL);
+}
+
+/*
+ * DCQCN's rate paces the QP.  A packet may go IRN_FLOW_PACE_SLACK_NS
+ * (200 us) before it is due, so the QP sends that much at once and then
+ * waits.  A CNP (alpha still 1) halves the rate, doubling the spacing; a
+ * second later the rate is back, and the pause earned no burst.
+ */
+static void irn_test_flow_pacing(struct kunit *test)
+{
+	struct irn_cc_config cfg;
+	struct irn_flow f;
+	int i;
+
+	irn_flow_init(&f, 0);
+	irn_cc_config_default(&cfg, IRN_CC_DCQCN);
+	cfg.dcqcn.max_kbps = 100000;
+	irn_flow_cc_start(&f, &cfg, 1, 0);
+	KUNIT_EXPECT_EQ(test, irn_flow_next_send(&f), 0);
+	for (i = 0; i < 2; i++)
+		irn_flow_on_sent(&f, 1000, 0);
+	KUNIT_EXPECT_EQ(test, irn_flow_next_send(&f), 0);	/* due at 160 */
+	for (i = 0; i < 3; i++)
+		irn_flow_on_sent(&f, 1000, 0);
+	KUNIT_EXPECT_EQ(test, irn_flow_next_send(&f), (ktime_t)(200 * US));
+	KUNIT_EXPECT_TRUE(test, irn_flow_on_cnp(&f, 0));
+	KUNIT_EXPECT_EQ(test, irn_flow_rate_kbps(&f, 0), 50000U);
+	irn_flow_on_sent(&f, 1000, 0);			/* due at 560 */
+	KUNIT_EXPECT_EQ(test, irn_flow_next_send(&f), (ktime_t)(360 * US));
+	irn_flow_on_sent(&f, 1000, 1000 * MS);
+	KUNIT_EXPECT_EQ(test, irn_flow_rate_kbps(&f, 1000 * MS), 100000U);
+	KUNIT_EXPECT_EQ(test, irn_flow_next_send(&f),
+			(ktime_t)(1000 * MS - 120 * US));
+}
+
+/* The delay controller narrows the window and ignores CNPs. */
+static void irn_test_flow_delay_window(struct kunit *test)
+{
+	struct irn_cc_config cfg;
+	struct irn_flow f;
+
+	irn_flow_init(&f, 8);
+	irn_cc_config_default(&cfg, IRN_CC_DELAY);
+	irn_flow_cc_start(&f, &cfg, 1, 0);
+	KUNIT_EXPECT_EQ(test, irn_flow_window(&f), 8U);
+	irn_flow_on_loss(&f);
+	KUNIT_EXPECT_EQ(test, irn_flow_window(&f), 4U);
+	KUNIT_EXPECT_FALSE(test, irn_flow_on_cnp(&f, 0));
+	KUNIT_EXPECT_EQ(test, irn_flow_next_send(&f), 0);
+}
+
+/* Without congestion control nothing is paced or narrowed. */
+static void irn_test_flow_cc_none(struct kunit *test)
+{
+	struct irn_cc_config cfg;
+	struct irn_flow f;
+
+	irn_flow_init(&f, 8);
+	irn_cc_config_default(&cfg, IRN_CC_NONE);
+	irn_flow_cc_start(&f, &cfg, 1, 0);
+	irn_flow_on_sent(&f, 1000, 0);
+	irn_flow_on_loss(&f);
+	KUNIT_EXPECT_FALSE(test, irn_flow_on_cnp(&f, 0));
+	KUNIT_EXPECT_EQ(test, irn_flow_window(&f), 8U);
+	KUNIT_EXPECT_EQ(test, irn_flow_next_send(&f), 0);
+	KUNIT_EXPECT_EQ(test, irn_cc_parse("dcqcn\n"), IRN_CC_DCQCN);
+	KUNIT_EXPECT_LT(test, irn_cc_parse("dctcp"), 0);
+}
+
 static struct kunit_case irn_flow_cases[] = {
+	KUNIT_CASE(irn_test_flow_gap),
+	KUNIT_CASE(irn_test_flow_pacing),
+	KUNIT_CASE(irn_test_flow_delay_window),
+	KUNIT_CASE(irn_test_flow_cc_none),
 	KUNIT_CASE(irn_test_flow_window_open),
 	KUNIT_CASE(irn_test_flow_reord),
 	KUNIT_CASE(irn_test_flow_reorder_window),

@@ -107,6 +107,11 @@ static const struct parse_case parse_cases[] = {
 	  IRN_RX_OK, 0 },
 	{ "cmp_swap", IB_OPCODE_RC_COMPARE_SWAP, 0, 0, 12 + 28 + 4, IRN_RX_OK,
 	  0 },
+	{ "cnp", IRN_OPCODE_CNP, 0, 0, 12 + 16 + 4, IRN_RX_OK, 16 },
+	{ "cnp_short", IRN_OPCODE_CNP, 0, 0, 12 + 4, IRN_RX_BAD_LENGTH, 0 },
+	{ "cnp_long", IRN_OPCODE_CNP, 0, 0, 12 + 20 + 4, IRN_RX_BAD_LENGTH, 0 },
+	{ "cnp_padded", IRN_OPCODE_CNP, 0, 2, 12 + 16 + 4, IRN_RX_BAD_LENGTH,
+	  0 },
 	{ "ud_send_imm", IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE, 0, 0,
 	  12 + 8 + 4 + 40 + 4, IRN_RX_OK, 40 },
 	{ "send_first_full_mtu", IB_OPCODE_UC_SEND_FIRST, 0, 0, 12 + 1024 + 4,
@@ -292,10 +297,10 @@ static void irn_test_opcode_table_sane(struct kunit *test)
 
 		if (!flags)
 			continue;
-		KUNIT_EXPECT_TRUE_MSG(test,
-				      !!(flags & IRN_OP_REQ) !=
-				      !!(flags & IRN_OP_RESP),
-				      "opcode %#x", op);
+		KUNIT_EXPECT_EQ_MSG(test, !!(flags & IRN_OP_REQ) +
+				    !!(flags & IRN_OP_RESP) +
+				    !!(flags & IRN_OP_CNP), 1,
+				    "opcode %#x", op);
 		KUNIT_EXPECT_TRUE_MSG(test, flags & (IRN_OP_FIRST |
 						     IRN_OP_MIDDLE |
 						     IRN_OP_LAST),

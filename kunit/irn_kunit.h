@@ -11,6 +11,8 @@ extern struct kunit_suite irn_psn_suite;
 extern struct kunit_suite irn_hdr_suite;
 extern struct kunit_suite irn_icrc_suite;
 extern struct kunit_suite irn_flow_suite;
+extern struct kunit_suite irn_dcqcn_suite;
+extern struct kunit_suite irn_delay_suite;
 extern struct kunit_suite irn_sb_suite;
 extern struct kunit_suite irn_rxwin_suite;
 extern struct kunit_suite irn_srq_suite;

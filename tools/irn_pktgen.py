@@ -49,6 +49,8 @@ UDP_HDR_LEN = 8
 OP_RC_SEND_ONLY = 0x04
 OP_UD_SEND_ONLY = 0x64
 GSI_QKEY = 0x80010000
+OP_CNP = 0x81             # RoCEv2 Congestion Notification Packet
+CNP_RSVD_LEN = 16
 OP_RC_BAD = 0x1f          # reserved in the RC range 0x18-0x1f
 UNKNOWN_QPN = 0xabcde
 
@@ -205,6 +207,16 @@ def case_bad_pad(a, psn):
     return h, b'', {}
 
 
+def case_cnp(a, psn):
+    # A well-formed CNP (BECN set, PSN 0, 16 reserved bytes) to --qpn.
+    return bth(OP_CNP, a.qpn, 0, fecn_becn=0x40), bytes(CNP_RSVD_LEN), {}
+
+
+def case_cnp_short(a, psn):
+    # A CNP without its reserved bytes: BTH and ICRC only.
+    return bth(OP_CNP, a.qpn, 0, fecn_becn=0x40), b'', {}
+
+
 CASES = {
     'valid': (case_valid,
               'well-formed RC SEND_ONLY (16 B payload) to --qpn'),
@@ -223,6 +235,8 @@ CASES = {
     'bad-length-long': (case_bad_length_long,
                         'UDP length > datagram; dropped by the UDP stack'),
     'bad-pad': (case_bad_pad, 'SEND_ONLY, no payload, PadCnt 3'),
+    'cnp': (case_cnp, 'well-formed CNP (opcode 0x81) to --qpn'),
+    'cnp-short': (case_cnp_short, 'CNP without its 16 reserved bytes'),
 }
 
 
@@ -279,13 +293,15 @@ def do_send(a):
 # ---- fuzzing ---------------------------------------------------------------
 
 # RC/UC/UD opcodes and the extension headers after their BTH (RETH 16,
-# AETH 4, AtomicETH 28, AtomicAckETH 8, ImmDt 4, IETH 4, DETH 8).
+# AETH 4, AtomicETH 28, AtomicAckETH 8, ImmDt 4, IETH 4, DETH 8), and the
+# CNP with its 16 reserved bytes.
 FUZZ_OPS = [
     (0x00, 0), (0x01, 0), (0x02, 0), (0x03, 4), (0x04, 0), (0x05, 4),
     (0x06, 16), (0x07, 0), (0x08, 0), (0x09, 4), (0x0a, 16), (0x0b, 20),
     (0x0c, 16), (0x0d, 4), (0x0e, 0), (0x0f, 4), (0x10, 4), (0x11, 4),
     (0x12, 12), (0x13, 28), (0x14, 28), (0x16, 4), (0x17, 4),
     (0x20, 0), (0x24, 0), (0x26, 16), (0x2a, 16), (0x64, 8), (0x65, 12),
+    (OP_CNP, CNP_RSVD_LEN),
 ]
 READ_REQUEST = 0x0c
 RESPONSE_OPS = (0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12)

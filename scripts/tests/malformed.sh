@@ -28,6 +28,8 @@
 #   bad-length-long  UDP length > datagram                 none: the UDP stack
 #                                                          drops it (Udp
 #                                                          InErrors += N)
+#   cnp              CNP (opcode 0x81) to QPN 0x11         rcvd_drop_unknown_qpn
+#   cnp-short        CNP without its 16 reserved bytes     rcvd_drop_bad_length
 #   bad-dgid         good SEND_ONLY to the subnet          rcvd_drop_bad_dgid
 #                    broadcast address (not a GID);
 #                    run only if the device has that counter
@@ -66,7 +68,7 @@ if [[ $IRN_DRIVER == rxe ]]; then
 	DROP_COUNTERS=()
 else
 	CASES=(truncated bad-length bad-pad bad-version bad-opcode bad-icrc
-		unknown-qpn valid bad-length-long)
+		unknown-qpn valid bad-length-long cnp cnp-short)
 	declare -A EXPECT=(
 		[truncated]=rcvd_drop_truncated
 		[bad-length]=rcvd_drop_truncated
@@ -77,6 +79,8 @@ else
 		[unknown-qpn]=rcvd_drop_unknown_qpn
 		[valid]=rcvd_drop_unknown_qpn
 		[bad-length-long]=none
+		[cnp]=rcvd_drop_unknown_qpn
+		[cnp-short]=rcvd_drop_bad_length
 	)
 	declare -A ARGS=([bad-dgid]="--case valid --qpn 0x11 --broadcast")
 	OPTIONAL_COUNTERS=(rcvd_drop_bad_length rcvd_drop_bad_header

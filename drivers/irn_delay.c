@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Delay-based congestion window (after Swift, Kumar et al., SIGCOMM 2020,
+ * section 3).
+ *
+ * Each RTT sample is compared with a target: the base RTT (the smallest
+ * recent sample: the path without queues) plus the queueing delay
+ * allowed.  Below the target the window grows by AI packets a round trip;
+ * above it, it shrinks in proportion to how far above, at most once a
+ * round trip and by at most MAX_MDF:
+ *
+ *   rtt <= target: cwnd += AI * acked / cwnd   (cwnd >= 1)
+ *                  cwnd += AI * acked          (cwnd < 1)
+ *   rtt >  target: cwnd *= 1 - min(BETA * (rtt - target) / rtt, MAX_MDF)
+ *   loss:          cwnd *= 1 - MAX_MDF
+ *
+ * A window under one packet is kept by pacing: one packet every
+ * srtt / cwnd.  The base RTT comes from the samples themselves, so a
+ * path that is merely long (or a software peer that is merely slow) is
+ * not taken for a congested one, and the target's allowance is what
+ * absorbs the jitter of a software path.
+ */
+
+#include <linux/bits.h>
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/time64.h>
+#include <kunit/visibility.h>
+
+#include "irn_delay.h"
+
+/* RTT samples beyond this (three days) are taken as this. */
+#define RTT_CLAMP_NS	BIT_ULL(48)
+
+/**
+ * irn_delay_params_default() - the delay controller's default parameters
+ * @p: filled in
+ *
+ * Swift's gains (AI one packet a round trip, BETA 0.8, MAX_MDF 0.5); a
+ * target a millisecond above the base RTT, which QEMU TCG's jitter needs
+ * (a hardware path would use tens of microseconds); the base RTT
+ * forgotten after 10 to 20 s.
+ *
+ * Context: any.
+ */
+void irn_delay_params_default(struct irn_delay_params *p)
+{
+	p->target_ns = 1000 * NSEC_PER_USEC;
+	p->ai = IRN_DELAY_ONE;
+	p->beta = 819;
+	p->max_mdf = 512;
+	p->min_cwnd = 8;
+	p->base_window_ns = 10 * NSEC_PER_SEC;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_delay_params_default);
+
+/**
+ * irn_delay_params_valid() - whether parameters make a working controller
+ * @p: parameters
+ *
+ * Context: any.
+ * Return: true if the gains are fractions, a decrease leaves something
+ * and the smallest window is at most a packet.
+ */
+bool irn_delay_params_valid(const struct irn_delay_params *p)
+{
+	return p->ai && p->ai <= 64 * IRN_DELAY_ONE &&
+	       p->beta <= IRN_DELAY_ONE && p->max_mdf < IRN_DELAY_ONE &&
+	       p->min_cwnd && p->min_cwnd <= IRN_DELAY_ONE &&
+	       p->base_window_ns >= NSEC_PER_MSEC;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_delay_params_valid);
+
+/**
+ * irn_delay_init() - a QP starts with its whole window
+ * @d: state
+ * @cap_pkts: the QP's cap on packets in flight, the window's ceiling
+ * @now_ns: the time
+ *
+ * Context: any.
+ */
+void irn_delay_init(struct irn_delay *d, u32 cap_pkts, u64 now_ns)
+{
+	d->max_cwnd = max(cap_pkts, 1U) * IRN_DELAY_ONE;
+	d->cwnd = d->max_cwnd;
+	d->base_ns = 0;
+	d->next_base_ns = 0;
+	d->base_at = now_ns;
+	d->decreased_at = 0;
+	d->decreases = 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_delay_init);
+
+/**
+ * irn_delay_target_ns() - the RTT above which the window shrinks
+ * @d: state
+ * @p: parameters
+ *
+ * Context: any.
+ * Return: base RTT plus the allowed queueing delay.
+ */
+u64 irn_delay_target_ns(const struct irn_delay *d,
+			const struct irn_delay_params *p)
+{
+	return d->base_ns + p->target_ns;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_delay_target_ns);
+
+/* The base RTT: the smallest sample of this filter period and the last. */
+static void filter_base(struct irn_delay *d, const struct irn_delay_params *p,
+			u64 rtt_ns, u64 now_ns)
+{
+	if (!d->base_ns || rtt_ns < d->base_ns)
+		d->base_ns = rtt_ns;
+	if (!d->next_base_ns || rtt_ns < d->next_base_ns)
+		d->next_base_ns = rtt_ns;
+	if (now_ns >= d->base_at && now_ns - d->base_at >= p->base_window_ns) {
+		d->base_ns = d->next_base_ns;
+		d->next_base_ns = 0;
+		d->base_at = now_ns;
+	}
+}
+
+/* At most one decrease a round trip. */
+static bool may_decrease(const struct irn_delay *d, u64 srtt_ns, u64 now_ns)
+{
+	return !d->decreases ||
+	       (now_ns >= d->decreased_at && now_ns - d->decreased_at >= srtt_ns);
+}
+
+static void decrease(struct irn_delay *d, const struct irn_delay_params *p,
+		     u32 mdf, u64 now_ns)
+{
+	u32 w = (u64)d->cwnd * (IRN_DELAY_ONE - mdf) / IRN_DELAY_ONE;
+
+	d->cwnd = max(w, p->min_cwnd);
+	d->decreased_at = now_ns;
+	d->decreases++;
+}
+
+/**
+ * irn_delay_on_ack() - packets were acknowledged
+ * @d: state
+ * @p: parameters
+ * @pkts: how many
+ * @rtt_ns: an RTT sample, 0 for none (nothing changes then)
+ * @srtt_ns: the smoothed RTT, the spacing of decreases
+ * @now_ns: the time
+ *
+ * Context: under the owner's lock.
+ */
+void irn_delay_on_ack(struct irn_delay *d, const struct irn_delay_params *p,
+		      u32 pkts, u64 rtt_ns, u64 srtt_ns, u64 now_ns)
+{
+	u64 target, w, mdf;
+
+	if (!rtt_ns)
+		return;
+	rtt_ns = min(rtt_ns, RTT_CLAMP_NS);
+	pkts = min(pkts, 65536U);
+	filter_base(d, p, rtt_ns, now_ns);
+	target = irn_delay_target_ns(d, p);
+	if (rtt_ns <= target) {
+		if (d->cwnd >= IRN_DELAY_ONE)
+			w = d->cwnd + div_u64((u64)p->ai * pkts * IRN_DELAY_ONE,
+					      d->cwnd);
+		else
+			w = d->cwnd + (u64)p->ai * pkts;
+		d->cwnd = min_t(u64, w, d->max_cwnd);
+		return;
+	}
+	if (!may_decrease(d, srtt_ns, now_ns))
+		return;
+	mdf = div64_u64(p->beta * (rtt_ns - target), rtt_ns);
+	decrease(d, p, min_t(u64, mdf, p->max_mdf), now_ns);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_delay_on_ack);
+
+/**
+ * irn_delay_on_loss() - the sender decided a packet was lost
+ * @d: state
+ * @p: parameters
+ * @srtt_ns: the smoothed RTT, the spacing of decreases
+ * @now_ns: the time
+ *
+ * Context: under the owner's lock.
+ */
+void irn_delay_on_loss(struct irn_delay *d, const struct irn_delay_params *p,
+		       u64 srtt_ns, u64 now_ns)
+{
+	if (may_decrease(d, srtt_ns, now_ns))
+		decrease(d, p, p->max_mdf, now_ns);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_delay_on_loss);

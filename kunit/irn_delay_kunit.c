@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Delay-based window: scripted RTT samples against the target, worked
+ * out by hand.
+ */
+
+#include <kunit/test.h>
+
+#include "irn_delay.h"
+#include "irn_kunit.h"
+
+#define US	1000ULL
+#define ONE	IRN_DELAY_ONE
+
+static void irn_test_delay_defaults_valid(struct kunit *test)
+{
+	struct irn_delay_params p;
+
+	irn_delay_params_default(&p);
+	KUNIT_EXPECT_TRUE(test, irn_delay_params_valid(&p));
+	p.max_mdf = ONE;
+	KUNIT_EXPECT_FALSE(test, irn_delay_params_valid(&p));
+	irn_delay_params_default(&p);
+	p.min_cwnd = 0;
+	KUNIT_EXPECT_FALSE(test, irn_delay_params_valid(&p));
+}
+
+/* Below the target a round trip's worth of ACKs adds AI (one packet). */
+static void irn_test_delay_grows_below_target(struct kunit *test)
+{
+	struct irn_delay_params p;
+	struct irn_delay d;
+
+	irn_delay_params_default(&p);
+	irn_delay_init(&d, 8, 0);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 8 * ONE);
+	irn_delay_on_loss(&d, &p, 100 * US, 0);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 4 * ONE);
+	irn_delay_on_ack(&d, &p, 4, 100 * US, 100 * US, 10 * US);
+	KUNIT_EXPECT_EQ(test, irn_delay_target_ns(&d, &p), 1100 * US);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 5 * ONE);
+	/* never past the cap */
+	irn_delay_on_ack(&d, &p, 1000, 100 * US, 100 * US, 20 * US);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 8 * ONE);
+	/* no sample, no change */
+	irn_delay_on_loss(&d, &p, 100 * US, 1000 * US);
+	irn_delay_on_ack(&d, &p, 4, 0, 100 * US, 1100 * US);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 4 * ONE);
+}
+
+/*
+ * Above the target the window shrinks by BETA * (rtt - target) / rtt:
+ * 2.2 ms against 1.1 is 819 / 2 = 409 of 1024, so 8 packets become
+ * 8 * 615 / 1024.  Once a round trip only; a far larger delay cuts by
+ * MAX_MDF (a half) and no more.
+ */
+static void irn_test_delay_shrinks_above_target(struct kunit *test)
+{
+	struct irn_delay_params p;
+	struct irn_delay d;
+
+	irn_delay_params_default(&p);
+	irn_delay_init(&d, 8, 0);
+	irn_delay_on_ack(&d, &p, 1, 100 * US, 100 * US, 0);
+	irn_delay_on_ack(&d, &p, 1, 2200 * US, 500 * US, 1000 * US);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 8 * 615U);
+	irn_delay_on_ack(&d, &p, 1, 2200 * US, 500 * US, 1499 * US);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 8 * 615U);
+	irn_delay_on_ack(&d, &p, 1, 100000 * US, 500 * US, 1500 * US);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 8 * 615U / 2);
+	KUNIT_EXPECT_EQ(test, d.decreases, 2ULL);
+}
+
+/*
+ * Under one packet the window still moves: it never goes below
+ * min_cwnd, and grows by AI per packet acknowledged.
+ */
+static void irn_test_delay_sub_packet(struct kunit *test)
+{
+	struct irn_delay_params p;
+	struct irn_delay d;
+	int i;
+
+	irn_delay_params_default(&p);
+	irn_delay_init(&d, 4, 0);
+	for (i = 1; i <= 20; i++)
+		irn_delay_on_loss(&d, &p, 100 * US, i * 100 * US);
+	KUNIT_EXPECT_EQ(test, d.cwnd, p.min_cwnd);
+	irn_delay_on_ack(&d, &p, 1, 100 * US, 100 * US, 2100 * US);
+	KUNIT_EXPECT_EQ(test, d.cwnd, p.min_cwnd + ONE);
+}
+
+/*
+ * The base RTT follows a path that became longer: after a filter period
+ * and the next the old, short samples are forgotten and 5 ms no longer
+ * reads as congestion.
+ */
+static void irn_test_delay_base_follows_path(struct kunit *test)
+{
+	struct irn_delay_params p;
+	struct irn_delay d;
+	u64 t;
+
+	irn_delay_params_default(&p);
+	irn_delay_init(&d, 8, 0);
+	irn_delay_on_ack(&d, &p, 1, 100 * US, 100 * US, 0);
+	for (t = 1; t < 25; t++)
+		irn_delay_on_ack(&d, &p, 1, 5000 * US, 5000 * US,
+				 t * 1000000 * US);
+	KUNIT_EXPECT_EQ(test, irn_delay_target_ns(&d, &p), 6000 * US);
+	d.cwnd = 4 * ONE;
+	irn_delay_on_ack(&d, &p, 4, 5000 * US, 5000 * US, 25000000 * US);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 5 * ONE);
+}
+
+static struct kunit_case irn_delay_cases[] = {
+	KUNIT_CASE(irn_test_delay_defaults_valid),
+	KUNIT_CASE(irn_test_delay_grows_below_target),
+	KUNIT_CASE(irn_test_delay_shrinks_above_target),
+	KUNIT_CASE(irn_test_delay_sub_packet),
+	KUNIT_CASE(irn_test_delay_base_follows_path),
+	{}
+};
+
+struct kunit_suite irn_delay_suite = {
+	.name = "irn_delay",
+	.test_cases = irn_delay_cases,
+};

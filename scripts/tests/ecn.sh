@@ -1,0 +1,167 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# irn-test: guests=2 timeout=600 ci=300 debug-full
+#
+# ECN and CNPs as DCQCN hardware does them.  Guest a's egress is a
+# bottleneck that marks rather than drops: HTB at IRN_ECN_RATE (default
+# 20mbit, well under what a QP sends under QEMU TCG) feeding fq_codel with
+# ecn and ce_threshold 2ms, so RoCE packets that queue behind it leave
+# marked CE if they said they were ECN-capable.  irn_verify's RC data
+# checks run from a to b once per congestion control of a's QPs:
+#
+#   dcqcn  a's requests are ECT(0); fq_codel marks them; b answers with
+#          CNPs (rcvd_ecn_marked and cnp_sent grow on b); a's rate goes
+#          down (cnp_rcvd and rate_cuts grow on a)
+#   none   a's requests are not ECN-capable: fq_codel drops instead of
+#          marking, b sends no CNP, a cuts nothing, and IRN recovers what
+#          was dropped
+#
+# b's QPs have no congestion control in either run.  Then DCQCN's pacing
+# alone: a's QPs run dcqcn with max_kbps 4000 (the bottleneck, five times
+# wider, never marks), and ib_write_bw -D 4 from a to b must average at
+# most 0.75 MiB/s, where 4 Mbit/s is 0.48 (the none run above moves some
+# 2.4 through the same bottleneck).
+#
+# Pass: irn_verify passes both runs on both guests, the counters move as
+# above, and the paced transfer stays under its ceiling.
+#
+#   IRN_ECN_RATE  the bottleneck's rate (tc's units, default 20mbit)
+set -euo pipefail
+# shellcheck source=scripts/tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+irn_init
+irn_require_shared
+irn_require_cmd timeout
+[[ $IRN_DRIVER == irn ]] || irn_skip "ECN and CNPs: irn's congestion control"
+
+VERIFY=$(irn_tool irn_verify)
+RATE=${IRN_ECN_RATE:-20mbit}
+PORT=18700
+DBG=/sys/kernel/debug/irn/$IRN_DEV
+TC=/usr/sbin/tc
+COUNTERS=(rcvd_ecn_marked cnp_sent cnp_rcvd rate_cuts)
+
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug ||
+	irn_fail "cannot mount debugfs"
+irn_link_add
+irn_wait_for 10 "$IRN_DEV port 1 ACTIVE" irn_port_state_is "$IRN_DEV" 4
+irn_wait_for 10 "a RoCE v2 GID for $IRN_SELF_IP on $IRN_DEV" \
+	irn_gid_index "$IRN_DEV" >/dev/null
+GIDX=$(irn_gid_index "$IRN_DEV")
+[[ -w $DBG/cc ]] || irn_fail "$DBG/cc missing: no congestion control knob"
+
+if [[ $IRN_ROLE == a ]]; then
+	modprobe -a sch_htb sch_fq_codel ||
+		irn_fail "modprobe sch_htb sch_fq_codel failed"
+	irn_defer "$TC" qdisc del dev "$IRN_NETDEV" root
+	"$TC" qdisc replace dev "$IRN_NETDEV" root handle 1: htb default 1 ||
+		irn_fail "tc: no htb on $IRN_NETDEV"
+	"$TC" class add dev "$IRN_NETDEV" parent 1: classid 1:1 htb \
+		rate "$RATE" || irn_fail "tc: no htb class at $RATE"
+	"$TC" qdisc add dev "$IRN_NETDEV" parent 1:1 handle 10: \
+		fq_codel ecn ce_threshold 2ms || irn_fail "tc: no fq_codel"
+	irn_log "bottleneck: $("$TC" qdisc show dev "$IRN_NETDEV" | tr '\n' ';')"
+fi
+
+# snapshot FILE: this guest's counters, one "name value" per line
+snapshot()
+{
+	local n v
+
+	for n in "${COUNTERS[@]}"; do
+		irn_read_counter v "$IRN_DEV" "$n"
+		echo "$n $v"
+	done >"$1"
+}
+
+# grew ROLE NAME: how much NAME grew on guest ROLE during the run
+grew()
+{
+	local n v before=0 after=0
+
+	while read -r n v; do
+		[[ $n != "$2" ]] || before=$v
+	done <"$IRN_SHARED/before.$1"
+	while read -r n v; do
+		[[ $n != "$2" ]] || after=$v
+	done <"$IRN_SHARED/after.$1"
+	echo $((after - before))
+}
+
+failed=()
+run=0
+for cc in dcqcn none; do
+	run=$((run + 1))
+	log=$IRN_OUT/verify-$cc.log
+	mine=none
+	[[ $IRN_ROLE != a ]] || mine=$cc
+	echo "$mine" >"$DBG/cc" || irn_fail "cannot set $DBG/cc to $mine"
+	irn_barrier "start-$run"
+	snapshot "$IRN_SHARED/before.$IRN_ROLE"
+	irn_barrier "snap-$run"
+	rc=0
+	if [[ $IRN_ROLE == b ]]; then
+		timeout -k 5 310 "$VERIFY" -d "$IRN_DEV" -g "$GIDX" \
+			-p "$((PORT + run))" >"$log" 2>&1 || rc=$?
+	else
+		# where the QPs' rates stand, every second
+		while sleep 1; do
+			cat "$DBG/qps"
+		done >"$IRN_OUT/qps-$cc.txt" 2>&1 &
+		sampler=$!
+		timeout -k 5 300 "$VERIFY" -d "$IRN_DEV" -g "$GIDX" \
+			-p "$((PORT + run))" -t rc --data-only -n 2 \
+			--timeout 120 "$IRN_PEER_IP" >"$log" 2>&1 || rc=$?
+		kill "$sampler"
+		"$TC" -s qdisc show dev "$IRN_NETDEV" >"$IRN_OUT/tc-$cc.txt"
+	fi
+	snapshot "$IRN_SHARED/after.$IRN_ROLE"
+	irn_barrier "done-$run"
+	if [[ $rc -ne 0 ]]; then
+		grep -E '^(FAIL|# )' "$log" | head -20 || true
+		failed+=("$cc: irn_verify exited with $rc")
+	fi
+	if [[ $IRN_ROLE == a ]]; then
+		marked=$(grew b rcvd_ecn_marked) sent=$(grew b cnp_sent)
+		rcvd=$(grew a cnp_rcvd) cuts=$(grew a rate_cuts)
+		irn_log "$cc: b rcvd_ecn_marked +$marked cnp_sent +$sent; a cnp_rcvd +$rcvd rate_cuts +$cuts; fq_codel so far: $(grep -Eo 'Sent [0-9]+ bytes [0-9]+ pkt|dropped [0-9]+|ce_mark [0-9]+' "$IRN_OUT/tc-$cc.txt" | tail -n 3 | tr '\n' ' ')"
+		if [[ $cc == dcqcn ]]; then
+			((marked > 0 && sent > 0 && rcvd > 0 && cuts > 0)) ||
+				failed+=("dcqcn: marks, CNPs or rate cuts missing")
+			((rcvd <= sent)) ||
+				failed+=("dcqcn: a received $rcvd CNPs, b sent $sent")
+		else
+			((marked == 0 && sent == 0 && rcvd == 0 && cuts == 0)) ||
+				failed+=("none: packets marked or CNPs sent without ECN-capable requests")
+		fi
+	fi
+	irn_barrier "end-$run"
+done
+# DCQCN's pacing, at a rate the bottleneck never reaches.
+run=$((run + 1))
+paced_port=$((PORT + run))
+if [[ $IRN_ROLE == a ]]; then
+	echo dcqcn >"$DBG/cc"
+	echo 4000 >"$DBG/dcqcn/max_kbps"
+fi
+irn_barrier "start-$run"
+if [[ $IRN_ROLE == b ]]; then
+	timeout -k 5 60 ib_write_bw -d "$IRN_DEV" -x "$GIDX" -p "$paced_port" -F \
+		-D 4 -s 65536 >"$IRN_OUT/paced-server.log" 2>&1 ||
+		failed+=("paced: the ib_write_bw server failed")
+else
+	sleep 2
+	timeout -k 5 60 ib_write_bw -d "$IRN_DEV" -x "$GIDX" -p "$paced_port" -F \
+		-D 4 -s 65536 "$IRN_PEER_IP" >"$IRN_OUT/paced.log" 2>&1 ||
+		failed+=("paced: ib_write_bw failed: $(tail -n 3 "$IRN_OUT/paced.log" | tr '\n' ' ')")
+	mibs=$(awk '$1 == 65536 && NF >= 5 { print $4 }' "$IRN_OUT/paced.log")
+	irn_log "paced at 4000 kbit/s: ib_write_bw averaged ${mibs:-nothing} MiB/s"
+	awk -v m="${mibs:-x}" 'BEGIN { exit !(m ~ /^[0-9.]+$/ && m > 0 && m <= 0.75) }' ||
+		failed+=("paced: ${mibs:-no} MiB/s at a 4000 kbit/s DCQCN rate (ceiling 0.75)")
+	echo 1000000 >"$DBG/dcqcn/max_kbps"	# the default again
+fi
+irn_barrier "end-$run"
+echo none >"$DBG/cc"
+irn_dmesg_check "ecn"
+[[ ${#failed[@]} -eq 0 ]] || irn_fail "$(printf '%s; ' "${failed[@]}")"
+irn_log "PASS"
