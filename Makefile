@@ -14,6 +14,8 @@
 #   make check-debug  every test on the KASAN/lockdep/kmemleak kernel
 #   make lint       checkpatch --strict, sparse and W=1
 #   make bench      stock rdma_rxe against irn, side by side, with ratios
+#   make incast     N senders through a switch guest to one receiver, per
+#                   congestion control (INCAST_ARGS="--help")
 #   make install    modules_install + depmod for KDIR's kernel
 #
 # KDIR defaults to the running kernel's build tree, or to Debian 12's 6.1
@@ -28,7 +30,7 @@ KDIR ?= $(KDIR_DEBIAN)
 endif
 
 .PHONY: all module modules clean install dkms-install lint deps check kunit \
-	integration check-full check-debug demo compare bench help
+	integration check-full check-debug demo compare bench incast help
 
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 DKMS_SRC := /usr/src/irn-$(DKMS_VERSION)
@@ -87,5 +89,8 @@ compare:
 bench:
 	scripts/bench.sh $(BENCH_ARGS)
 
+incast:
+	scripts/incast.sh $(INCAST_ARGS)
+
 help:
-	@sed -n '3,21p' Makefile
+	@sed -n '3,23p' Makefile

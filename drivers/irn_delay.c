@@ -40,7 +40,10 @@
  * Swift's gains (AI one packet a round trip, BETA 0.8, MAX_MDF 0.5); a
  * target a millisecond above the base RTT, which QEMU TCG's jitter needs
  * (a hardware path would use tens of microseconds); the base RTT
- * forgotten after 10 to 20 s.
+ * forgotten after 10 to 20 s.  The window stays at a packet or more:
+ * Swift's windows of a fraction of a packet serve incasts of thousands
+ * of flows, and paced that slowly a QP's packets outlive its
+ * retransmission timer.
  *
  * Context: any.
  */
@@ -50,7 +53,7 @@ void irn_delay_params_default(struct irn_delay_params *p)
 	p->ai = IRN_DELAY_ONE;
 	p->beta = 819;
 	p->max_mdf = 512;
-	p->min_cwnd = 8;
+	p->min_cwnd = IRN_DELAY_ONE;
 	p->base_window_ns = 10 * NSEC_PER_SEC;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_delay_params_default);

@@ -82,6 +82,7 @@ static void irn_test_delay_sub_packet(struct kunit *test)
 	int i;
 
 	irn_delay_params_default(&p);
+	p.min_cwnd = 8;
 	irn_delay_init(&d, 4, 0);
 	for (i = 1; i <= 20; i++)
 		irn_delay_on_loss(&d, &p, 100 * US, i * 100 * US);

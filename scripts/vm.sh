@@ -8,6 +8,8 @@
 #     --kernel debian|kunit|debug  Debian's stock kernel (default), scripts/kernel.sh's
 #                             KUnit kernel, or its --debug build (KASAN, lockdep, ...)
 #     --guests 1|2            two guests are joined by one virtual Ethernet cable
+#     --switch N              N senders (b, c, ...; 1 to 6) and a receiver (a),
+#                             each cabled to a port of a switch guest (s)
 #     --timeout SEC           hard limit for the whole boot+job (default 300)
 #     --mem MB                memory per guest (default 1536)
 #     --cpus N                vCPUs per guest (default 1)
@@ -21,6 +23,10 @@
 # IRN_SELF_IP, IRN_PEER_IP, IRN_NETDEV (eth0), IRN_GUEST_OUT (this guest's
 # writable export) and IRN_GUEST_SHARED (export shared by both guests).
 # Guest a is 10.77.0.1, guest b 10.77.0.2 (private, emulated cable only).
+# With --switch the senders b, c, ... are 10.77.0.2, .3, ..., their peer
+# is a, and the switch guest s has no address: its eth0 is cabled to a,
+# eth1 to b, and so on, and the job bridges them (IRN_SENDERS lists the
+# senders' roles for every guest).
 # The cable is a Unix socket (QEMU's stream netdev); IRN_CABLE=tcp in the
 # environment joins them over QEMU's TCP socket netdev instead, whose
 # Nagle delays small frames (see start_guests).
@@ -37,6 +43,7 @@ source "$IRN_ROOT/scripts/lib/common.sh"
 source "$IRN_ROOT/scripts/lib/initramfs.sh"
 
 KERNEL=debian GUESTS=1 TIMEOUT=300 MEM=1536 CPUS=1 NAME=vm RUN_DIR='' SCAN=1
+SENDERS=0	# --switch: how many
 MODULES=${IRN_MODULES:-}
 JOB_ENV=()
 JOB=
@@ -52,6 +59,7 @@ parse_args() {
 		case $1 in
 		--kernel) KERNEL=$2; shift ;;
 		--guests) GUESTS=$2; shift ;;
+		--switch) SENDERS=$2; shift ;;
 		--timeout) TIMEOUT=$2; shift ;;
 		--mem) MEM=$2; shift ;;
 		--cpus) CPUS=$2; shift ;;
@@ -73,6 +81,10 @@ parse_args() {
 	JOB_ARGS=("$@")
 	[[ -f $JOB ]] || irn_die "job script $JOB not found"
 	[[ $GUESTS == 1 || $GUESTS == 2 ]] || irn_die "--guests must be 1 or 2"
+	if [[ $SENDERS != 0 ]]; then
+		[[ $SENDERS =~ ^[1-6]$ ]] || irn_die "--switch takes 1 to 6 senders"
+		GUESTS=$((SENDERS + 2))
+	fi
 	[[ $KERNEL =~ ^(debian|kunit|debug)$ ]] || irn_die "--kernel must be debian, kunit or debug"
 }
 
@@ -158,11 +170,33 @@ free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# The end hosts' roles and addresses: a is 10.77.0.1, b .2, c .3 ...
+role_ip() {
+	local n
+
+	n=$(printf '%d' "'$1")
+	printf '10.77.0.%d\n' $((n - 96))
+}
+
+# --switch: the senders' roles, b onwards.
+sender_roles() {
+	local all=bcdefg i
+
+	for ((i = 0; i < SENDERS; i++)); do
+		printf '%s\n' "${all:i:1}"
+	done
+}
+
 write_guest_env() {
 	local role=$1 dir=$2 self peer kv
-	if [[ $role == a ]]; then self=10.77.0.1 peer=10.77.0.2; else self=10.77.0.2 peer=10.77.0.1; fi
+	case $role in
+	s) self='' peer='' ;;
+	a) self=$(role_ip a) peer=$(role_ip b) ;;
+	*) self=$(role_ip "$role") peer=$(role_ip a) ;;
+	esac
 	{
 		printf 'export IRN_ROLE=%q IRN_SELF_IP=%q IRN_PEER_IP=%q IRN_NETDEV=eth0\n' "$role" "$self" "$peer"
+		printf 'export IRN_SENDERS=%q\n' "$(sender_roles | tr '\n' ' ')"
 		printf 'export IRN_GUESTS=%q IRN_KERNEL=%q IRN_SRC=%q\n' "$GUESTS" "$KERNEL" "$IRN_ROOT"
 		printf 'export IRN_GUEST_OUT=/run/irn/out IRN_GUEST_SHARED=/run/irn/shared\n'
 		printf 'export IRN_MODSTAGE=%q\n' "${MODSTAGE:-}"
@@ -174,10 +208,18 @@ write_guest_env() {
 	} >"$dir/out/guest.env"
 }
 
-# start_guest ROLE NETDEV-ARGS: QEMU in the background, pid in PIDS[ROLE]
+# start_guest ROLE NETDEV-ARGS...: QEMU in the background, pid in
+# PIDS[ROLE]; one NIC per netdev (ids n0, n1, ...: eth0, eth1, ...).
 start_guest() {
-	local role=$1 net=$2 dir=$RUN/guest-$1 mac keep
-	[[ $role == a ]] && mac=52:54:00:77:00:01 || mac=52:54:00:77:00:02
+	local role=$1 dir=$RUN/guest-$1 keep net nics=() i=0 host
+	shift
+	host=$(($(printf '%d' "'$role") - 96))
+	[[ $role != s ]] || host=0x10
+	for net in "$@"; do
+		nics+=(-netdev "${net/id=n0/id=n$i}" -device
+		       "virtio-net-pci,netdev=n$i,mac=$(printf '52:54:00:77:%02x:%02x' "$i" "$host")")
+		i=$((i + 1))
+	done
 	keep=$(keep_paths)
 	mkdir -p "$dir/out"
 	write_guest_env "$role" "$dir"
@@ -189,8 +231,7 @@ start_guest() {
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$dir/out,mount_tag=irnout,security_model=none,multidevs=remap" \
 		-virtfs "local,path=$RUN/shared,mount_tag=irnshared,security_model=none,multidevs=remap" \
-		-netdev "$net" -device "virtio-net-pci,netdev=n0,mac=$mac" \
-		>"$dir/qemu.log" 2>&1 &
+		"${nics[@]}" >"$dir/qemu.log" 2>&1 &
 	PIDS[$role]=$!
 }
 
@@ -220,6 +261,10 @@ tcp_listening() { ss -ltn "sport = :$1" | grep -q LISTEN; }
 start_guests() {
 	local port
 
+	if [[ $SENDERS != 0 ]]; then
+		start_switched
+		return 0
+	fi
 	if [[ $IRN_CABLE == unix ]]; then
 		CABLE_DIR=$(mktemp -d /tmp/irn-cable.XXXXXX)
 		trap 'rm -rf "$CABLE_DIR"' EXIT
@@ -235,6 +280,25 @@ start_guests() {
 	[[ $GUESTS == 2 ]] || return 0
 	wait_cable "port $port" tcp_listening "$port"
 	start_guest b "socket,id=n0,connect=127.0.0.1:$port"
+}
+
+# start_switched: the switch guest s with one listening Unix cable per
+# port (port 0 for a, port k for the k-th sender), then the end hosts.
+start_switched() {
+	local k roles nets=()
+
+	CABLE_DIR=$(mktemp -d /tmp/irn-cable.XXXXXX)
+	trap 'rm -rf "$CABLE_DIR"' EXIT
+	mapfile -t roles < <(printf 'a\n'; sender_roles)
+	for k in "${!roles[@]}"; do
+		nets+=("stream,id=n0,server=on,addr.type=unix,addr.path=$CABLE_DIR/p$k")
+	done
+	start_guest s "${nets[@]}"
+	for k in "${!roles[@]}"; do
+		wait_cable "$CABLE_DIR/p$k" test -S "$CABLE_DIR/p$k"
+		start_guest "${roles[$k]}" \
+			"stream,id=n0,server=off,addr.type=unix,addr.path=$CABLE_DIR/p$k"
+	done
 }
 
 # Wait for all QEMUs; kill them when the deadline passes. Sets TIMED_OUT.
@@ -302,7 +366,11 @@ main() {
 	mkdir -p "$RUN/shared"
 	t0=$(irn_now)
 	start_guests
-	[[ $GUESTS == 1 ]] || roles+=(b)
+	if [[ $SENDERS != 0 ]]; then
+		mapfile -t roles < <(printf 's\na\n'; sender_roles)
+	elif [[ $GUESTS == 2 ]]; then
+		roles+=(b)
+	fi
 	wait_guests
 	for role in "${roles[@]}"; do
 		r=0
@@ -313,4 +381,5 @@ main() {
 	return "$worst"
 }
 
-main "$@"
+# One line: a vm.sh edited while it runs goes on to the end unharmed.
+main "$@"; exit

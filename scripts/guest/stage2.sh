@@ -57,12 +57,23 @@ setup_modules() {
 }
 
 wait_carrier() {
-	local dev=$1 i
-	for i in $(seq 50); do
+	local dev=$1
+	for _ in $(seq 50); do
 		[[ $(cat "/sys/class/net/$dev/carrier" 2>/dev/null) == 1 ]] && return 0
 		sleep 0.1
 	done
 	return 1
+}
+
+# A switch guest (no address of its own): every port up, bridged by its
+# job.
+setup_ports() {
+	local p
+
+	for p in /sys/class/net/eth*; do
+		ip link set "${p##*/}" up
+		wait_carrier "${p##*/}" || fatal "${p##*/} has no carrier"
+	done
 }
 
 setup_network() {
@@ -70,6 +81,10 @@ setup_network() {
 	ip link set lo up
 	[[ -d /sys/class/net/$IRN_NETDEV ]] ||
 		fatal "no network device $IRN_NETDEV (virtio-net missing?)"
+	if [[ -z $IRN_SELF_IP ]]; then
+		setup_ports
+		return
+	fi
 	ip addr add "$IRN_SELF_IP/24" brd + dev "$IRN_NETDEV"
 	ip link set "$IRN_NETDEV" up
 	wait_carrier "$IRN_NETDEV" || fatal "$IRN_NETDEV has no carrier"
@@ -92,7 +107,7 @@ main() {
 	mount_extras
 	setup_modules
 	setup_network
-	say "up: role $IRN_ROLE, $(uname -r), ip $IRN_SELF_IP, uptime $(cut -d' ' -f1 /proc/uptime) s"
+	say "up: role $IRN_ROLE, $(uname -r), ip ${IRN_SELF_IP:-none}, uptime $(cut -d' ' -f1 /proc/uptime) s"
 	run_job
 	dmesg >"$OUT/dmesg.txt" 2>&1
 	power_off

@@ -1,0 +1,174 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# N-to-1 incast through a switch: N sender guests and a receiver, each
+# cabled to a port of a switch guest (scripts/vm.sh --switch N), whose port
+# toward the receiver is the bottleneck.  Each phase runs every sender's
+# ib_write_bw (64 KiB WRITEs, --run_infinitely) at once for S seconds
+# (scripts/guest/incast.sh) and reports, per phase: each sender's mean
+# goodput, the bottleneck's utilisation (sum of goodputs over the
+# configured rate), Jain's fairness index over the senders, and the
+# packets the switch dropped and marked CE.
+#
+#   scripts/incast.sh [--senders N] [--seconds S] [--rate MBIT]
+#                     [--phases "NAME ..."] [--out DIR]
+#
+# Phases (NAME|cc of the senders' QPs|switch qdisc toward the receiver):
+#   deep          none   HTB at the rate, a 10000-packet FIFO: nothing is
+#                        dropped (what PFC gives a lossless fabric)
+#   shallow       none   HTB at the rate, a 32-packet FIFO
+#   shallow-dcqcn dcqcn  HTB at the rate, fq_codel marking CE past 1 ms of
+#                        queue (ecn ce_threshold 1ms), 32 packets at most
+#   shallow-delay delay  the 32-packet FIFO again
+# Defaults: 3 senders, 20 s a phase, 5 Mbit/s (five guests share the host's
+# CPUs under QEMU TCG: a sender moves some 3 Mbit/s through the switch
+# guest, so the bottleneck must be narrower than their sum), every phase.  Results:
+# DIR/incast.md (the table), DIR/goodput.csv (phase, sender, second,
+# Mbit/s) and the guests' raw output in DIR/raw.
+set -euo pipefail
+
+IRN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib/common.sh
+source "$IRN_ROOT/scripts/lib/common.sh"
+# shellcheck source=scripts/lib/build.sh
+source "$IRN_ROOT/scripts/lib/build.sh"
+
+SENDERS=3 SECS=20 RATE=5 OUT='' PHASE_NAMES=''
+# DCQCN scaled to this bed (dcqcn/ in debugfs, IRN_INCAST_DCQCN): mlx5's
+# steps suit links of 25 to 100 Gbit/s and round trips of microseconds;
+# here a sender moves a few Mbit/s, a round trip takes milliseconds and a
+# QP gets a CNP every few milliseconds, so the line rate and the increase
+# steps are scaled down, the periods up, and g up to 1/16.
+DCQCN=${IRN_INCAST_DCQCN:-max_kbps=20000 ai_kbps=20 hai_kbps=200 timer_ns=10000000 alpha_ns=20000000 g=64}
+
+usage() {
+	sed -n '4,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	exit "${1:-0}"
+}
+
+# phase_spec NAME: "NAME|CC|QDISC" for the guests
+phase_spec() {
+	local htb="htb default 1" fifo
+	case $1 in
+	deep) fifo="pfifo limit 10000" ;;
+	shallow | shallow-delay) fifo="pfifo limit 32" ;;
+	shallow-dcqcn) fifo="fq_codel limit 32 ecn ce_threshold 1ms" ;;
+	*) irn_die "unknown phase $1 (see --help)" ;;
+	esac
+	case $1 in
+	shallow-dcqcn) printf '%s|dcqcn|' "$1" ;;
+	shallow-delay) printf '%s|delay|' "$1" ;;
+	*) printf '%s|none|' "$1" ;;
+	esac
+	# the rate limit, then the queue as its child (guest/incast.sh adds
+	# the class and the child after "root")
+	printf '%s;rate %smbit;%s\n' "$htb" "$RATE" "$fifo"
+}
+
+parse_args() {
+	while [[ $# -gt 0 ]]; do
+		case $1 in
+		--senders) SENDERS=$2; shift ;;
+		--seconds) SECS=$2; shift ;;
+		--rate) RATE=$2; shift ;;
+		--phases) PHASE_NAMES=$2; shift ;;
+		--out) OUT=$2; shift ;;
+		-h | --help) usage 0 ;;
+		*) irn_warn "unknown option $1"; usage 1 ;;
+		esac
+		shift
+	done
+	[[ $SENDERS =~ ^[1-6]$ ]] || irn_die "--senders takes 1 to 6"
+	[[ $SECS =~ ^[0-9]+$ && $RATE =~ ^[0-9]+$ ]] ||
+		irn_die "--seconds and --rate take whole numbers"
+	PHASE_NAMES=${PHASE_NAMES:-deep shallow shallow-dcqcn shallow-delay}
+}
+
+# goodput RAWDIR PHASE: "sender second mbit" lines from each sender's
+# perftest output (its per-second lines: bytes iterations peak average
+# msgrate, average in MB/s of 2^20 bytes)
+goodput() {
+	local raw=$1 phase=$2 r
+
+	for r in $(sender_roles); do
+		awk -v r="$r" '$1 == 65536 && NF >= 5 && $4 ~ /^[0-9.]+$/ {
+			printf "%s %d %.2f\n", r, ++n, $4 * 1048576 * 8 / 1e6 }' \
+			"$raw/guest-$r/out/$phase.log" 2>/dev/null || true
+	done
+}
+
+sender_roles() {
+	local all=bcdefg i
+
+	for ((i = 0; i < SENDERS; i++)); do
+		printf '%s\n' "${all:i:1}"
+	done
+}
+
+# report RAWDIR: the table
+report() {
+	local raw=$1 p rows tc drops marks
+
+	printf '| phase | cc | goodput per sender (Mbit/s) | utilisation | Jain | dropped | CE-marked |\n'
+	printf '|---|---|---|---|---|---|---|\n'
+	for p in $PHASE_NAMES; do
+		rows=$(goodput "$raw" "$p")
+		printf '%s\n' "$rows" | sed "s/^/$p /" >>"$OUT/goodput.csv.tmp"
+		tc=$raw/guest-s/out/$p-tc.txt
+		drops=$(grep -o 'dropped [0-9]*' "$tc" 2>/dev/null | tail -n1 | cut -d' ' -f2 || true)
+		marks=$(grep -o 'ce_mark [0-9]*' "$tc" 2>/dev/null | tail -n1 | cut -d' ' -f2 || true)
+		# the first two seconds are the flows' start: left out
+		awk -v p="$p" -v cc="$(phase_spec "$p" | cut -d'|' -f2)" \
+		    -v rate="$RATE" -v d="${drops:-?}" -v m="${marks:-0}" '
+			$2 > 2 { s[$1] += $3; n[$1]++ }
+			END {
+				line = ""; sum = 0; sq = 0; k = 0
+				for (r in s) {
+					g = s[r] / n[r]; sum += g; sq += g * g; k++
+					line = line sprintf("%s %.1f ", r, g)
+				}
+				if (!k) { printf "| %s | %s | no data | | | %s | %s |\n", p, cc, d, m; exit }
+				printf "| %s | %s | %s| %.0f%% | %.3f | %s | %s |\n", p, cc,
+				       line, 100 * sum / rate, sum * sum / (k * sq), d, m
+			}' <<<"$rows"
+	done
+}
+
+main() {
+	local ko specs='' p limit rc=0
+
+	parse_args "$@"
+	irn_need_root incast
+	irn_guest_lock "scripts/incast.sh"
+	"$IRN_ROOT/scripts/deps.sh" --check 2>/dev/null || "$IRN_ROOT/scripts/deps.sh"
+	OUT=${OUT:-$IRN_RESULTS/incast-$(date +%Y%m%d-%H%M%S)}
+	mkdir -p "$OUT/raw"
+	OUT=$(cd "$OUT" && pwd)
+	ko=$(irn_build_modules "$IRN_DEBIAN_KDIR" "$(irn_debian_build_id)") ||
+		irn_die "building rdma_irn.ko failed (output above)"
+	for p in $PHASE_NAMES; do
+		specs+="${specs:+;}$(phase_spec "$p" | tr ';' ',')"
+	done
+	limit=$(($(wc -w <<<"$PHASE_NAMES") * (SECS + 60) + 300))
+	irn_log "incast: $SENDERS senders, $RATE Mbit/s bottleneck, phases: $PHASE_NAMES; results in $OUT"
+	"$IRN_ROOT/scripts/vm.sh" --switch "$SENDERS" --kernel debian \
+		--run-dir "$OUT/raw" --name bed --timeout "$limit" \
+		--modules "$ko/rdma_irn.ko" --mem 1024 \
+		--env "IRN_INCAST_PHASES=$specs" --env "IRN_INCAST_SECONDS=$SECS" \
+		--env "IRN_INCAST_DCQCN=$DCQCN" \
+		--env "IRN_INCAST_TRACE=${IRN_INCAST_TRACE:-0}" \
+		"$IRN_ROOT/scripts/guest/incast.sh" || rc=$?
+	: >"$OUT/goodput.csv.tmp"
+	report "$OUT/raw/bed" | tee "$OUT/incast.md"
+	{
+		echo "phase,sender,second,mbit_s"
+		tr ' ' ',' <"$OUT/goodput.csv.tmp"
+	} >"$OUT/goodput.csv"
+	rm -f "$OUT/goodput.csv.tmp"
+	printf '\n%s, commit %s, %s senders, %s Mbit/s, %s s a phase\n' \
+		"$(date -u +%Y-%m-%dT%H:%MZ)" "$(git -C "$IRN_ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')" \
+		"$SENDERS" "$RATE" "$SECS" >>"$OUT/incast.md"
+	[[ $rc -eq 0 ]] || irn_die "the test bed failed (exit $rc): $OUT/raw/bed"
+}
+
+main "$@"; exit
