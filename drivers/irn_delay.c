@@ -125,9 +125,15 @@ static void filter_base(struct irn_delay *d, const struct irn_delay_params *p,
 	}
 }
 
-/* At most one decrease a round trip. */
+/*
+ * At most one decrease a round trip; before the first RTT sample, one in
+ * all: the timeouts of a QP that has no sample yet come back to back, and
+ * would take the window down to nothing before it learnt anything.
+ */
 static bool may_decrease(const struct irn_delay *d, u64 srtt_ns, u64 now_ns)
 {
+	if (!srtt_ns)
+		return !d->decreases;
 	return !d->decreases ||
 	       (now_ns >= d->decreased_at && now_ns - d->decreased_at >= srtt_ns);
 }

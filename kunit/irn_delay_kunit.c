@@ -114,12 +114,29 @@ static void irn_test_delay_base_follows_path(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.cwnd, 5 * ONE);
 }
 
+/* Before the first RTT sample one loss counts, however many follow. */
+static void irn_test_delay_no_sample_one_cut(struct kunit *test)
+{
+	struct irn_delay_params p;
+	struct irn_delay d;
+
+	irn_delay_params_default(&p);
+	irn_delay_init(&d, 8, 0);
+	irn_delay_on_loss(&d, &p, 0, 0);
+	irn_delay_on_loss(&d, &p, 0, 300000 * US);
+	irn_delay_on_loss(&d, &p, 0, 600000 * US);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 4 * ONE);
+	irn_delay_on_loss(&d, &p, 100 * US, 700000 * US);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 2 * ONE);
+}
+
 static struct kunit_case irn_delay_cases[] = {
 	KUNIT_CASE(irn_test_delay_defaults_valid),
 	KUNIT_CASE(irn_test_delay_grows_below_target),
 	KUNIT_CASE(irn_test_delay_shrinks_above_target),
 	KUNIT_CASE(irn_test_delay_sub_packet),
 	KUNIT_CASE(irn_test_delay_base_follows_path),
+	KUNIT_CASE(irn_test_delay_no_sample_one_cut),
 	{}
 };
 

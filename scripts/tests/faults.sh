@@ -30,7 +30,7 @@
 #             doorbells, binding a memory window, AH, a UD send, moving
 #             a QP to ERR, destroying a QP.  Every failure must come back
 #             as an error or an error completion, leave the device usable
-#             and leak nothing.  Then, for 30 s (15 in make check's CI
+#             and leak nothing.  Then, for 30 s (10 in make check's CI
 #             tier), one skb allocation in ten fails in any context
 #             (failslab's cache filter on skbuff_head_cache, marked at
 #             boot by the harness) while irn_failalloc -t moves data:
@@ -496,7 +496,7 @@ skb_failures_phase()
 	echo 1 >"$fs/interval"
 	echo "$times" >"$fs/times"
 	echo 10 >"$fs/probability"
-	timeout -k 5 300 "$tool" -d "$IRN_DEV" -g "$IRN_GIDX" -t "${IRN_FAULTS_SKBFAIL_SECS:-$(irn_by_tier 30 15)}" >"$log" 2>&1 || rc=$?
+	timeout -k 5 300 "$tool" -d "$IRN_DEV" -g "$IRN_GIDX" -t "${IRN_FAULTS_SKBFAIL_SECS:-$(irn_by_tier 30 10)}" >"$log" 2>&1 || rc=$?
 	echo 0 >"$fs/probability"
 	left=$(cat "$fs/times")
 	echo N >"$fs/cache-filter"

@@ -55,7 +55,7 @@ qpcheck_run()
 }
 qpcheck_run -s zero-rq,ah-foreign-pd,ud-error-sqe,modify-av-race
 # destroy-busy takes about 0.6 s a round on the debug kernel under TCG
-qpcheck_run -s destroy-busy -n "$(irn_by_tier 200 50)"
+qpcheck_run -s destroy-busy -n "$(irn_by_tier 200 25)"
 
 irn_require_cmd qperf
 tcp_listening()
