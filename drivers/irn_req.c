@@ -283,8 +283,19 @@ static enum req_state next_wqe(struct irn_qp *qp, struct irn_swqe **wp)
 		return REQ_DONE_IDLE;
 	w = &qp->swqe[index & qp->sq.queue.mask];
 	*wp = w;
-	if (w->state != IRN_SWQE_NEW)
+	if (w->state != IRN_SWQE_NEW) {
+		/*
+		 * Walked again after a go-back-N rewind to an earlier WQE:
+		 * it is being sent again, as the rewind's own WQE is.  Left
+		 * SENT, the completer (head_wqe()) and the resends
+		 * (irn_qp_wqe_of_psn()) would not see it while req.next
+		 * points at it: its lost packets were neither timed out nor
+		 * resent, and the QP hung.  retire() leaves it alone.
+		 */
+		if (w->state == IRN_SWQE_SENT)
+			WRITE_ONCE(w->state, IRN_SWQE_SENDING);
 		return irn_swqe_is_local(w) ? REQ_LOCAL_OP : REQ_CHECK_WINDOW;
+	}
 
 	status = snapshot(qp, index, w);
 	w->first_psn = qp->req.psn;
