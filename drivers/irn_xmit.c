@@ -15,6 +15,7 @@
 
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/lockdep.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
@@ -65,7 +66,7 @@ struct sk_buff *irn_xmit_alloc(struct irn_dev *dev, unsigned int len,
 static struct dst_entry *route4(struct irn_dev *dev, struct irn_av *av,
 				__be32 saddr, __be32 daddr)
 {
-	struct dst_entry *dst = dst_cache_get(&av->dst_cache);
+	struct dst_entry *dst;
 	struct flowi4 fl = {
 		.flowi4_oif	= dev->ndev->ifindex,
 		.flowi4_proto	= IPPROTO_UDP,
@@ -74,6 +75,9 @@ static struct dst_entry *route4(struct irn_dev *dev, struct irn_av *av,
 	};
 	struct rtable *rt;
 
+	/* dst_cache's per-CPU slot: bottom halves off (irn_xmit()) */
+	lockdep_assert_in_softirq();
+	dst = dst_cache_get(&av->dst_cache);
 	if (dst)
 		return dst;
 	rt = ip_route_output_key(&init_net, &fl);
@@ -85,7 +89,7 @@ static struct dst_entry *route4(struct irn_dev *dev, struct irn_av *av,
 
 static struct dst_entry *route6(struct irn_dev *dev, struct irn_av *av)
 {
-	struct dst_entry *dst = dst_cache_get(&av->dst_cache);
+	struct dst_entry *dst;
 	struct flowi6 fl = {
 		.flowi6_oif	= dev->ndev->ifindex,
 		.flowi6_proto	= IPPROTO_UDP,
@@ -93,6 +97,9 @@ static struct dst_entry *route6(struct irn_dev *dev, struct irn_av *av)
 		.daddr		= av->daddr,
 	};
 
+	/* dst_cache's per-CPU slot: bottom halves off (irn_xmit()) */
+	lockdep_assert_in_softirq();
+	dst = dst_cache_get(&av->dst_cache);
 	if (dst)
 		return dst;
 	dst = ipv6_stub->ipv6_dst_lookup_flow(&init_net, NULL, &fl, NULL);
