@@ -78,37 +78,13 @@ if [[ ${IRN_LOSSY_TRACE:-0} == 1 ]]; then
 	irn_defer sh -c "echo 0 >$TRACING/events/irn/enable"
 fi
 
-# snapshot FILE: counters and netem drops, one "name value" per line (the
-# counters read without a fork: the debug kernel forks slowly)
+# snapshot FILE: counters and netem drops, one "name value" per line
 snapshot()
 {
-	local n v
 	{
-		for n in "${NAMES[@]}"; do
-			irn_read_counter v "$IRN_DEV" "$n"
-			echo "$n $v"
-		done
+		irn_snapshot "${NAMES[@]}"
 		echo "netem_dropped $(netem_dropped)"
 	} >"$1"
-}
-
-# growth: GREW[ROLE.NAME] becomes how much NAME grew on guest ROLE
-# during the run, from both guests' snapshots.
-declare -A GREW=()
-growth()
-{
-	local role n v
-	local -A was=()
-
-	GREW=()
-	for role in a b; do
-		while read -r n v; do
-			was[$n]=$v
-		done <"$IRN_SHARED/before.$role"
-		while read -r n v; do
-			GREW[$role.$n]=$((v - was[$n]))
-		done <"$IRN_SHARED/after.$role"
-	done
 }
 
 # RUNS: "mode|netem condition|extra irn_verify client options"
@@ -163,22 +139,22 @@ for spec in "${RUNS[@]}"; do
 		continue
 	fi
 	if [[ $IRN_ROLE == a ]]; then
-		growth
-		lost=$((${GREW[a.netem_dropped]} + ${GREW[b.netem_dropped]}))
-		retx=${GREW[a.retransmitted_pkts]}
-		sel=${GREW[a.selective_retransmits]}
-		ooo=${GREW[b.ooo_placed]}
+		irn_growth
+		lost=$((${IRN_GREW[a.netem_dropped]} + ${IRN_GREW[b.netem_dropped]}))
+		retx=${IRN_GREW[a.retransmitted_pkts]}
+		sel=${IRN_GREW[a.selective_retransmits]}
+		ooo=${IRN_GREW[b.ooo_placed]}
 		line=$(printf '%-4s %-34s %4ss lost %5d resent %5d selective %5d spurious %5d dup_rcvd %5d ooo_placed %5d gbn_episodes %4d timeouts %4d early %4d reordering_seen %d' \
 			"$mode" "$cond${extra:+ $extra}" "$secs" "$lost" "$retx" "$sel" \
-			"${GREW[a.spurious_retransmits]}" \
-			"${GREW[b.irn_duplicates]}" "$ooo" \
-			"${GREW[a.retransmit_episodes]}" "${GREW[a.timeouts]}" \
-			"${GREW[a.spurious_timeouts]}" "${GREW[a.reordering_seen]}")
+			"${IRN_GREW[a.spurious_retransmits]}" \
+			"${IRN_GREW[b.irn_duplicates]}" "$ooo" \
+			"${IRN_GREW[a.retransmit_episodes]}" "${IRN_GREW[a.timeouts]}" \
+			"${IRN_GREW[a.spurious_timeouts]}" "${IRN_GREW[a.reordering_seen]}")
 		echo "$line" >>"$SUMMARY"
 		irn_log "$line"
 		bad=
 		if [[ $mode == irn ]]; then
-			[[ ${GREW[a.irn_qps]} -eq 0 ]] ||
+			[[ ${IRN_GREW[a.irn_qps]} -eq 0 ]] ||
 				bad+=" forced mode negotiated;"
 			if [[ $cond == *reorder* ]]; then
 				((retx <= 500)) ||
