@@ -17,6 +17,13 @@
  * one counter past F) or by i * HAI (hyper increase, both past F, i the
  * smaller count minus F).
  *
+ * A QP whose rate has recovered to the line rate is no longer limited:
+ * like a first one, its next CNP finds alpha at its initial 1 and halves
+ * the rate (the hardware releases the flow's rate limiter there and sets
+ * up a new one, with rp_initial_alpha_value, at the next CNP).  Else the
+ * alpha that decayed to 0 over a quiet spell would let a new incast's
+ * first CNPs cut next to nothing.
+ *
  * The timers are not armed: the periods that elapsed are applied when
  * the rate is next looked at, so an idle QP costs nothing.
  */
@@ -182,6 +189,8 @@ void irn_dcqcn_on_cnp(struct irn_dcqcn *d, const struct irn_dcqcn_params *p,
 	u64 cut, floor;
 
 	irn_dcqcn_advance(d, p, now_ns);
+	if (d->rc_kbps >= p->max_kbps)
+		d->alpha = IRN_DCQCN_ONE;
 	d->rt_kbps = d->rc_kbps;
 	cut = (u64)d->rc_kbps * (2 * IRN_DCQCN_ONE - d->alpha) /
 	      (2 * IRN_DCQCN_ONE);

@@ -32,6 +32,7 @@ void irn_flow_init(struct irn_flow *f, u32 cap)
 	f->algo = IRN_CC_NONE;
 	spin_lock_init(&f->cc_lock);
 	f->next_ns = 0;
+	f->asked_ns = 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_init);
 
@@ -235,6 +236,71 @@ u32 irn_flow_window(const struct irn_flow *f)
 	return max(w, 1U);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_window);
+
+/**
+ * irn_flow_narrowed() - congestion control holds the window below the cap
+ * @f: flow state
+ *
+ * Then a loss recovery follows RFC 6675's pipe: a timeout finds all that
+ * is in flight lost (no later packet will follow to reveal which), lost
+ * packets leave the pipe and resends enter it, and a resend waits for
+ * the window as a new packet does.  Under the cap alone IRN keeps its
+ * own rules: a timeout resends the oldest packet and the holes below
+ * the highest delivered one, and resends go at once.
+ *
+ * Context: any.
+ * Return: true if the window is narrower than the cap.
+ */
+bool irn_flow_narrowed(const struct irn_flow *f)
+{
+	return irn_flow_window(f) < f->cap;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_narrowed);
+
+/**
+ * irn_flow_ack_every() - how often a long message asks for an ACK
+ * @f: flow state
+ *
+ * Context: any.
+ * Return: every IRN_FLOW_ACK_EVERY packets, or every half window when
+ * the window is smaller; at least every packet.
+ */
+u32 irn_flow_ack_every(const struct irn_flow *f)
+{
+	return clamp(irn_flow_window(f) / 2, 1U, IRN_FLOW_ACK_EVERY);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_ack_every);
+
+/**
+ * irn_flow_ask_ack() - should the packet about to leave ask for an ACK
+ * @f: flow state
+ * @must: it asks anyway (a message's last packet, a resend)
+ * @nth: its place in its message, from 1
+ * @now_ns: the time
+ *
+ * The responder acknowledges only what asks for it (and what moves its
+ * window).  Beside a message's last packet, a packet asks every
+ * irn_flow_ack_every() packets of the message, and on a paced QP when a
+ * quarter of srtt passed since the last one that asked.  A window
+ * narrower than the ACK interval, or a rate that spreads the interval
+ * over more than the retransmission timeout, would otherwise be
+ * reopened only by the timer, one packet per timeout.
+ *
+ * Context: the requester.
+ * Return: true if the packet asks for an ACK.
+ */
+bool irn_flow_ask_ack(struct irn_flow *f, bool must, u32 nth, u64 now_ns)
+{
+	u64 srtt = READ_ONCE(f->srtt_ns);
+
+	if (!must && nth % irn_flow_ack_every(f) &&
+	    (!READ_ONCE(f->next_ns) || !srtt ||
+	     now_ns - f->asked_ns < srtt / 4))
+		return false;
+	f->asked_ns = now_ns;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_ask_ack);
 
 /**
  * irn_flow_window_open() - may the requester send one more new packet

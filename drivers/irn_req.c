@@ -29,9 +29,6 @@
 #include "irn_txsock.h"
 #include "irn_xmit.h"
 
-/* Ask for an ACK at least this often within a long message. */
-#define IRN_ACK_EVERY		32
-
 enum req_state {
 	REQ_RETRANSMIT,
 	REQ_NEXT_WQE,
@@ -365,18 +362,35 @@ static enum req_state local_op(struct irn_qp *qp, struct irn_swqe *w)
 }
 
 /*
+ * Packets in the network as the flow's window counts them.  Under a
+ * window that congestion control narrowed (irn_flow_narrowed()), those a
+ * timeout found lost and that are not resent yet have left it (RFC
+ * 6675's pipe); their resends enter it as they go.
+ */
+static u32 pipe(struct irn_qp *qp)
+{
+	u32 n = irn_qp_outstanding(qp), lost;
+
+	if (!irn_qp_irn_on(qp) || !irn_flow_narrowed(&qp->flow))
+		return n;
+	spin_lock_bh(&qp->irn.sb_lock);
+	lost = irn_sb_lost_waiting(&qp->irn.sb);
+	spin_unlock_bh(&qp->irn.sb_lock);
+	return n - min(n, lost);
+}
+
+/*
  * The flow window is full.  After a rewind the next PSN can lie a little
  * behind una (ACKs that crossed it): irn_qp_inflight() counts that as 0,
  * so those packets are resent as duplicates, never waited for.  With IRN
  * the window counts packets in the network, and the span from una stays
  * within what the scoreboard tracks.
  */
-static bool window_full(const struct irn_qp *qp)
+static bool window_full(struct irn_qp *qp)
 {
 	bool irn = irn_qp_irn_on(qp);
 
-	return !irn_flow_window_open(&qp->flow, irn_qp_outstanding(qp),
-				     irn_qp_inflight(qp),
+	return !irn_flow_window_open(&qp->flow, pipe(qp), irn_qp_inflight(qp),
 				     irn ? qp->irn.sb.size : U32_MAX);
 }
 
@@ -570,7 +584,7 @@ struct req_pos {
 
 /* Move the requester past a packet it has just built for the first time. */
 static void advance_pos(struct irn_qp *qp, struct irn_swqe *w, u32 paylen,
-			u32 chunk, bool last)
+			u32 chunk, bool last, u64 now)
 {
 	bool read = w->opcode == IB_WR_RDMA_READ;
 
@@ -592,7 +606,7 @@ static void advance_pos(struct irn_qp *qp, struct irn_swqe *w, u32 paylen,
 	if (irn_psn_after(qp->req.psn, qp->req.high))
 		qp->req.high = qp->req.psn;
 	if (last) {
-		w->sent_ns = ktime_get_ns();
+		w->sent_ns = now;
 		w->state = irn_qp_is_rc(qp) ? IRN_SWQE_SENT : IRN_SWQE_DONE;
 		advance_next(qp);
 	}
@@ -622,6 +636,7 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 	enum ib_wc_status status;
 	struct irn_av *av;
 	struct sk_buff *skb;
+	u64 now;
 
 	if (read && pos->resend_pkts)
 		chunk = min(chunk, pos->resend_pkts * qp->mtu);
@@ -640,9 +655,10 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 	bth.qpn = irn_qp_is_ud(qp) ? w->ud_qpn : qp->dest_qpn;
 	bth.se = last && (w->send_flags & IB_SEND_SOLICITED) &&
 		 (flags & (IRN_OP_SEND | IRN_HDR_IMMDT));
+	now = ktime_get_ns();
 	bth.ack_req = irn_qp_is_rc(qp) &&
-		      (last || pos->resend_pkts ||
-		       !((pos->psn - w->first_psn + 1) % IRN_ACK_EVERY));
+		      irn_flow_ask_ack(&qp->flow, last || pos->resend_pkts,
+				       pos->psn - w->first_psn + 1, now);
 
 	skb = irn_xmit_alloc(qp->dev, hdr_len + (irn ? sizeof(struct
 				irn_ixth) : 0) + paylen + pad, GFP_ATOMIC);
@@ -667,7 +683,6 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 
 	if (irn) {
 		u32 n = read ? max_t(u32, DIV_ROUND_UP(chunk, qp->mtu), 1) : 1;
-		u64 now = ktime_get_ns();
 
 		while (n--)
 			irn_sb_sent(&qp->irn.sb, irn_psn_add(pos->psn, n), now);
@@ -682,10 +697,10 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 	 * softirq run when the transmit path re-enables bottom halves).
 	 */
 	if (!pos->resend_pkts)
-		advance_pos(qp, w, paylen, chunk, last);
+		advance_pos(qp, w, paylen, chunk, last, now);
 	if (irn_qp_is_rc(qp))
 		irn_comp_arm_rto(qp);
-	irn_flow_on_sent(&qp->flow, skb->len, ktime_get_ns());
+	irn_flow_on_sent(&qp->flow, skb->len, now);
 	irn_txsock_own(qp, skb);
 	irn_xmit(qp->dev, av, skb, irn_flow_tos(&qp->flow, av->tos));
 	rcu_read_unlock();
@@ -734,6 +749,13 @@ static enum req_state retransmit(struct irn_qp *qp)
 	bool lost;
 
 	if (!irn_qp_irn_on(qp) || irn_txsock_full(qp))
+		return REQ_NEXT_WQE;
+	/*
+	 * Under a narrowed window a resend waits for room like a new
+	 * packet (the span from una does not grow with it).
+	 */
+	if (irn_flow_narrowed(&qp->flow) &&
+	    !irn_flow_window_open(&qp->flow, pipe(qp), 0, U32_MAX))
 		return REQ_NEXT_WQE;
 	spin_lock_bh(&qp->irn.sb_lock);
 	irn_qp_sb_clock(qp);

@@ -223,7 +223,7 @@ static void send_sack(struct irn_qp *qp, u32 psn, bool dsack)
 /*
  * A send or write placed ahead of a hole is acknowledged selectively once
  * in IRN_SACK_EVERY, or at once if its sender asked (AckReq: the last
- * packet of a message, a resend, or every IRN_ACK_EVERY).  Everything
+ * packet of a message, a resend, or as irn_flow_ack_every() says).  Everything
  * else that moves the window is acknowledged at once (irn_drain()): a
  * filled hole, a duplicate, a held read or atomic.  Every SACK carries
  * the whole bitmap, so the ones left out lose no information; they only

@@ -671,21 +671,25 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_rewound);
  * irn_sb_timeout() - the retransmission timer expired
  * @sb: scoreboard
  * @nxt: next new PSN the requester would send
+ * @all: everything in flight is lost
  *
  * A new episode starts from una, in which what was already resent may be
  * resent again.  With IRN_SB_TAIL packets in flight or fewer (a tail, too
- * short for later packets to reveal its losses) all of them are lost;
- * otherwise the oldest and every hole before the highest delivered PSN
- * are, and the rest is left to the acknowledgments that follow.  Until
- * the next episode @sb->timed_out says the resends may be needless for
- * another reason than reordering: a path slower than the timeout.
+ * short for later packets to reveal its losses), or with @all, all of
+ * them are lost; otherwise the oldest and every hole before the highest
+ * delivered PSN are, and the rest is left to the acknowledgments that
+ * follow.  The caller sets @all when no later packet will follow to
+ * reveal the rest (a congestion window that holds less than what is in
+ * flight: RFC 6675's and RFC 5681's timeout).  Until the next episode
+ * @sb->timed_out says the resends may be needless for another reason
+ * than reordering: a path slower than the timeout.
  *
  * Context: the completer, under the QP's scoreboard lock.
  */
-void irn_sb_timeout(struct irn_sb *sb, u32 nxt)
+void irn_sb_timeout(struct irn_sb *sb, u32 nxt, bool all)
 {
 	bitmap_zero(sb->resent, sb->size);
-	if (irn_psn_diff(nxt, sb->una) <= IRN_SB_TAIL)
+	if (all || irn_psn_diff(nxt, sb->una) <= IRN_SB_TAIL)
 		sb->lost_until = nxt;
 	else if (irn_psn_after(sb->high, sb->una))
 		sb->lost_until = sb->high;
@@ -697,6 +701,34 @@ void irn_sb_timeout(struct irn_sb *sb, u32 nxt)
 	sb->recover = nxt;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_timeout);
+
+/**
+ * irn_sb_lost_waiting() - PSNs a timeout found lost, not resent yet
+ * @sb: scoreboard
+ *
+ * They have left the network: RFC 6675's pipe does not count them, and
+ * counts their resends once they go.  Losses found by later deliveries
+ * (duplicate threshold, RACK) are not counted: their resends go at once,
+ * as many as were lost.
+ *
+ * Context: under the QP's scoreboard lock.
+ * Return: PSNs from the resend cursor up to @sb->lost_until neither
+ * delivered nor resent in this episode; at most the scoreboard's size.
+ */
+u32 irn_sb_lost_waiting(const struct irn_sb *sb)
+{
+	u32 p = irn_psn_max(sb->cursor, sb->una), n = 0;
+
+	if (!tracked(sb, p))
+		return 0;
+	for (; irn_psn_before(p, sb->lost_until) && tracked(sb, p);
+	     p = irn_psn_add(p, 1))
+		if (!test_bit(bit(sb, p), sb->got) &&
+		    !test_bit(bit(sb, p), sb->resent))
+			n++;
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_lost_waiting);
 
 /**
  * irn_sb_take_reordered() - evidence of reordering gathered since last time

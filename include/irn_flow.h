@@ -8,6 +8,8 @@
  *
  *  - irn_flow_window(): packets the requester may have in flight;
  *  - irn_flow_window_open(): may it send one more now;
+ *  - irn_flow_ask_ack(): should a packet ask for an ACK;
+ *  - irn_flow_narrowed(): does loss recovery count the pipe (RFC 6675);
  *  - irn_flow_next_send(): earliest time for the next packet (pacing);
  *  - irn_flow_on_ack(): packets newly acknowledged, with an RTT sample;
  *  - irn_flow_on_loss(): the completer decided a packet was lost;
@@ -34,6 +36,9 @@
 
 #define IRN_FLOW_DEFAULT_CAP	128
 
+/* A long message asks for an ACK this often, at most (irn_flow_ack_every()). */
+#define IRN_FLOW_ACK_EVERY	32
+
 /*
  * A paced QP may send this early, and after a pause it may send this
  * much at once: a timer wakes it at most once per such period rather
@@ -57,6 +62,7 @@
  *	     (packets sent), the completer (ACKs, losses) and the receive
  *	     path (CNPs) all move
  * @next_ns: pacing: when the next packet is due; 0 when not paced
+ * @asked_ns: when the requester last asked for an ACK (its own)
  * @dcqcn: DCQCN's state and parameters
  * @delay: the delay controller's state and parameters
  */
@@ -72,6 +78,7 @@ struct irn_flow {
 	u32		qpn;
 	spinlock_t	cc_lock;	/* see above */
 	u64		next_ns;
+	u64		asked_ns;
 	union {
 		struct {
 			struct irn_dcqcn	st;
@@ -90,6 +97,9 @@ struct irn_flow {
 
 void irn_flow_init(struct irn_flow *f, u32 cap);
 u32 irn_flow_window(const struct irn_flow *f);
+u32 irn_flow_ack_every(const struct irn_flow *f);
+bool irn_flow_narrowed(const struct irn_flow *f);
+bool irn_flow_ask_ack(struct irn_flow *f, bool must, u32 nth, u64 now_ns);
 bool irn_flow_window_open(const struct irn_flow *f, u32 pipe, u32 span,
 			  u32 span_max);
 ktime_t irn_flow_next_send(const struct irn_flow *f);

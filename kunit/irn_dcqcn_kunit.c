@@ -81,9 +81,10 @@ static void irn_test_dcqcn_cut_by_alpha(struct kunit *test)
 
 	params(&p);
 	irn_dcqcn_init(&d, &p, 0);
+	d.rc_kbps = 8 * GBIT;	/* limited: alpha is the QP's own */
 	d.alpha = 512;
 	irn_dcqcn_on_cnp(&d, &p, 0);
-	KUNIT_EXPECT_EQ(test, d.rc_kbps, 7500000U);
+	KUNIT_EXPECT_EQ(test, d.rc_kbps, 6 * GBIT);
 	KUNIT_EXPECT_EQ(test, d.alpha, 514U);	/* 512 * 1020 / 1024 + 4 */
 }
 
@@ -214,8 +215,11 @@ static void irn_test_dcqcn_idle_recovers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.rc_kbps, p.max_kbps);
 	KUNIT_EXPECT_EQ(test, d.rt_kbps, p.max_kbps);
 	KUNIT_EXPECT_EQ(test, d.alpha, 0U);
-	/* and a hundred periods do it step by step, RC halving the gap */
+	/* back at the line rate, the next CNP halves it, as the first did */
 	irn_dcqcn_on_cnp(&d, &p, 3600ULL * 1000000 * US);
+	KUNIT_EXPECT_EQ(test, d.rc_kbps, p.max_kbps / 2);
+	KUNIT_EXPECT_EQ(test, d.alpha, IRN_DCQCN_ONE);
+	/* and a hundred periods do it step by step, RC halving the gap */
 	d.rc_kbps = GBIT;
 	irn_dcqcn_advance(&d, &p, 3600ULL * 1000000 * US + 3 * 300 * US);
 	KUNIT_EXPECT_EQ(test, d.rc_kbps, 8875000U);	/* 5.5, 7.75, 8.875 */

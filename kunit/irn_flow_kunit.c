@@ -310,6 +310,60 @@ static void irn_test_flow_delay_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, irn_flow_next_send(&f), 0);
 }
 
+/*
+ * A window narrower than the ACK interval asks for ACKs within itself:
+ * at one packet, every packet asks (else it waits for the timer).
+ */
+static void irn_test_flow_ack_every(struct kunit *test)
+{
+	struct irn_cc_config cfg;
+	struct irn_flow f;
+
+	irn_flow_init(&f, IRN_FLOW_DEFAULT_CAP);
+	KUNIT_EXPECT_EQ(test, irn_flow_ack_every(&f), IRN_FLOW_ACK_EVERY);
+	irn_flow_init(&f, 10);
+	KUNIT_EXPECT_EQ(test, irn_flow_ack_every(&f), 5U);
+	irn_flow_init(&f, 8);
+	irn_cc_config_default(&cfg, IRN_CC_DELAY);
+	irn_flow_cc_start(&f, &cfg, 1, 0);
+	KUNIT_EXPECT_FALSE(test, irn_flow_narrowed(&f));
+	f.delay.st.cwnd = 3 * IRN_DELAY_ONE / 2;	/* one and a half */
+	KUNIT_ASSERT_EQ(test, irn_flow_window(&f), 1U);
+	KUNIT_EXPECT_TRUE(test, irn_flow_narrowed(&f));
+	KUNIT_EXPECT_EQ(test, irn_flow_ack_every(&f), 1U);
+	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 1, 0));
+}
+
+/*
+ * A paced QP asks for an ACK a quarter of srtt after the last packet
+ * that asked, however few packets that is; an unpaced one every
+ * irn_flow_ack_every() packets of a message, and on its last.
+ */
+static void irn_test_flow_ask_ack_paced(struct kunit *test)
+{
+	const u64 us = NSEC_PER_USEC;
+	struct irn_cc_config cfg;
+	struct irn_flow f;
+
+	irn_flow_init(&f, IRN_FLOW_DEFAULT_CAP);
+	irn_flow_on_ack(&f, 1, 1000 * us);
+	KUNIT_EXPECT_FALSE(test, irn_flow_ask_ack(&f, false, 1, 300 * us));
+	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, true, 2, 310 * us));
+	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 32, 320 * us));
+
+	irn_flow_init(&f, IRN_FLOW_DEFAULT_CAP);
+	irn_cc_config_default(&cfg, IRN_CC_DCQCN);
+	irn_flow_cc_start(&f, &cfg, 1, 0);
+	irn_flow_on_ack(&f, 1, 1000 * us);
+	irn_flow_on_sent(&f, 1000, 0);
+	KUNIT_ASSERT_NE(test, f.next_ns, 0ULL);
+	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 1, 300 * us));
+	KUNIT_EXPECT_FALSE(test, irn_flow_ask_ack(&f, false, 2, 400 * us));
+	KUNIT_EXPECT_FALSE(test, irn_flow_ask_ack(&f, false, 3, 540 * us));
+	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 4, 560 * us));
+	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 32, 570 * us));
+}
+
 /* Without congestion control nothing is paced or narrowed. */
 static void irn_test_flow_cc_none(struct kunit *test)
 {
@@ -332,6 +386,8 @@ static struct kunit_case irn_flow_cases[] = {
 	KUNIT_CASE(irn_test_flow_gap),
 	KUNIT_CASE(irn_test_flow_pacing),
 	KUNIT_CASE(irn_test_flow_delay_window),
+	KUNIT_CASE(irn_test_flow_ack_every),
+	KUNIT_CASE(irn_test_flow_ask_ack_paced),
 	KUNIT_CASE(irn_test_flow_cc_none),
 	KUNIT_CASE(irn_test_flow_window_open),
 	KUNIT_CASE(irn_test_flow_reord),

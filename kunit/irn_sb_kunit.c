@@ -369,7 +369,7 @@ static void irn_test_sb_script(struct kunit *test)
 					       "step %d", i);
 			break;
 		case TIMEOUT:
-			irn_sb_timeout(&sb, at);
+			irn_sb_timeout(&sb, at, false);
 			break;
 		case FIRST:
 			KUNIT_EXPECT_EQ_MSG(test, irn_sb_first_missing(&sb), at,
@@ -428,6 +428,40 @@ static void irn_test_sb_script(struct kunit *test)
 	irn_sb_free(&sb);
 }
 
+/*
+ * Ten PSNs in flight from 100, 104 delivered.  A timeout with @all finds
+ * the nine others lost, where without it only those below 105 are; the
+ * lost ones not yet resent leave the pipe, one by one as they go again.
+ */
+static void irn_test_sb_timeout_all(struct kunit *test)
+{
+	struct irn_sb sb;
+	u32 psn, i;
+
+	KUNIT_ASSERT_EQ(test, irn_sb_init(&sb, 64, GFP_KERNEL), 0);
+	irn_sb_reset(&sb, 100);
+	for (i = 0; i < 10; i++)
+		irn_sb_sent(&sb, 100 + i, 1000);
+	irn_sb_mark(&sb, 104);
+	irn_sb_clock(&sb, 2000, 0);
+	KUNIT_EXPECT_EQ(test, irn_sb_lost_waiting(&sb), 0U);
+
+	irn_sb_timeout(&sb, 110, false);
+	KUNIT_EXPECT_EQ(test, irn_sb_lost_waiting(&sb), 4U);
+	KUNIT_EXPECT_FALSE(test, irn_sb_lost(&sb, 105));
+
+	irn_sb_timeout(&sb, 110, true);
+	KUNIT_EXPECT_EQ(test, irn_sb_lost_waiting(&sb), 9U);
+	for (i = 0; i < 9; i++) {
+		KUNIT_ASSERT_TRUE(test, irn_sb_next_lost(&sb, &psn));
+		KUNIT_EXPECT_EQ(test, psn, i < 4 ? 100 + i : 101 + i);
+		irn_sb_mark_resent(&sb, psn, 1);
+		KUNIT_EXPECT_EQ(test, irn_sb_lost_waiting(&sb), 8 - i);
+	}
+	KUNIT_EXPECT_FALSE(test, irn_sb_next_lost(&sb, &psn));
+	irn_sb_free(&sb);
+}
+
 /* Delivered PSNs before una count as delivered; marks are idempotent. */
 static void irn_test_sb_mark_semantics(struct kunit *test)
 {
@@ -456,7 +490,7 @@ static void irn_test_sb_mark_semantics(struct kunit *test)
 	/* ... nor after a timeout opens a new episode: which copy is unknown */
 	irn_sb_rewound(&sb, 14, 15);
 	irn_sb_sent(&sb, 14, 1200);
-	irn_sb_timeout(&sb, 15);
+	irn_sb_timeout(&sb, 15, false);
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 13, 1700), 0ULL);
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 14, 1700), 0ULL);
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 12, 1700), 700ULL);
@@ -498,6 +532,7 @@ static void irn_test_sb_drop_known(struct kunit *test)
 static struct kunit_case irn_sb_cases[] = {
 	KUNIT_CASE_PARAM(irn_test_sb_script, sb_gen_params),
 	KUNIT_CASE(irn_test_sb_mark_semantics),
+	KUNIT_CASE(irn_test_sb_timeout_all),
 	KUNIT_CASE(irn_test_sb_drop_known),
 	{}
 };
