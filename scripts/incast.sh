@@ -7,15 +7,20 @@
 # ib_write_bw (64 KiB WRITEs, --run_infinitely) at once for S seconds
 # (scripts/guest/incast.sh) and reports, per phase: each sender's mean
 # goodput, the bottleneck's utilisation (sum of goodputs over the
-# configured rate), Jain's fairness index over the senders, and the
-# packets the switch dropped and marked CE.
+# configured rate), Jain's fairness index over the senders, the
+# packets the switch dropped and marked CE, and the typical and 99th
+# percentile latency of a probe (ib_write_lat, 64 B) that the first
+# sender runs across the same bottleneck during the phase.
 #
 #   scripts/incast.sh [--senders N] [--seconds S] [--rate MBIT]
 #                     [--phases "NAME ..."] [--out DIR]
 #
 # Phases (NAME|cc of the senders' QPs|switch qdisc toward the receiver):
-#   deep          none   HTB at the rate, a 10000-packet FIFO: nothing is
-#                        dropped (what PFC gives a lossless fabric)
+#   idle          none   HTB at the rate, a 32-packet FIFO, and no incast:
+#                        the latency probe alone
+#   deep          none   HTB at the rate, a 1000-packet FIFO: nothing is
+#                        dropped (the senders' windows hold 128 packets
+#                        each; what PFC gives a lossless fabric)
 #   shallow       none   HTB at the rate, a 32-packet FIFO
 #   shallow-dcqcn dcqcn  HTB at the rate, fq_codel marking CE past 1 ms of
 #                        queue (ecn ce_threshold 1ms), 32 packets at most
@@ -42,7 +47,7 @@ SENDERS=3 SECS=20 RATE=5 OUT='' PHASE_NAMES=''
 DCQCN=${IRN_INCAST_DCQCN:-max_kbps=20000 ai_kbps=20 hai_kbps=200 timer_ns=10000000 alpha_ns=20000000 g=64}
 
 usage() {
-	sed -n '4,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -50,8 +55,8 @@ usage() {
 phase_spec() {
 	local htb="htb default 1" fifo
 	case $1 in
-	deep) fifo="pfifo limit 10000" ;;
-	shallow | shallow-delay) fifo="pfifo limit 32" ;;
+	deep) fifo="pfifo limit 1000" ;;
+	idle | shallow | shallow-delay) fifo="pfifo limit 32" ;;
 	shallow-dcqcn) fifo="fq_codel limit 32 ecn ce_threshold 1ms" ;;
 	*) irn_die "unknown phase $1 (see --help)" ;;
 	esac
@@ -81,7 +86,16 @@ parse_args() {
 	[[ $SENDERS =~ ^[1-6]$ ]] || irn_die "--senders takes 1 to 6"
 	[[ $SECS =~ ^[0-9]+$ && $RATE =~ ^[0-9]+$ ]] ||
 		irn_die "--seconds and --rate take whole numbers"
-	PHASE_NAMES=${PHASE_NAMES:-deep shallow shallow-dcqcn shallow-delay}
+	PHASE_NAMES=${PHASE_NAMES:-idle deep shallow shallow-dcqcn shallow-delay}
+}
+
+# probe RAWDIR PHASE: "p50/p99" of the latency probe (ib_write_lat's
+# typical and 99th percentile, us), or "n/a" if it did not finish
+probe() {
+	awk '$1 == 64 && NF >= 9 && $5 ~ /^[0-9.]+$/ {
+		printf "%.0f / %.0f", $5, $8; found = 1 }
+		END { if (!found) printf "n/a" }' \
+		"$1/guest-b/out/$2-probe.log" 2>/dev/null || printf 'n/a'
 }
 
 # goodput RAWDIR PHASE: "sender second mbit" lines from each sender's
@@ -109,8 +123,8 @@ sender_roles() {
 report() {
 	local raw=$1 p rows tc drops marks
 
-	printf '| phase | cc | goodput per sender (Mbit/s) | utilisation | Jain | dropped | CE-marked |\n'
-	printf '|---|---|---|---|---|---|---|\n'
+	printf '| phase | cc | goodput per sender (Mbit/s) | utilisation | Jain | dropped | CE-marked | probe p50 / p99 (us) |\n'
+	printf '|---|---|---|---|---|---|---|---|\n'
 	for p in $PHASE_NAMES; do
 		rows=$(goodput "$raw" "$p")
 		printf '%s\n' "$rows" | sed "s/^/$p /" >>"$OUT/goodput.csv.tmp"
@@ -119,7 +133,8 @@ report() {
 		marks=$(grep -o 'ce_mark [0-9]*' "$tc" 2>/dev/null | tail -n1 | cut -d' ' -f2 || true)
 		# the first two seconds are the flows' start: left out
 		awk -v p="$p" -v cc="$(phase_spec "$p" | cut -d'|' -f2)" \
-		    -v rate="$RATE" -v d="${drops:-?}" -v m="${marks:-0}" '
+		    -v rate="$RATE" -v d="${drops:-?}" -v m="${marks:-0}" \
+		    -v lat="$(probe "$raw" "$p")" '
 			$2 > 2 { s[$1] += $3; n[$1]++ }
 			END {
 				line = ""; sum = 0; sq = 0; k = 0
@@ -127,9 +142,10 @@ report() {
 					g = s[r] / n[r]; sum += g; sq += g * g; k++
 					line = line sprintf("%s %.1f ", r, g)
 				}
-				if (!k) { printf "| %s | %s | no data | | | %s | %s |\n", p, cc, d, m; exit }
-				printf "| %s | %s | %s| %.0f%% | %.3f | %s | %s |\n", p, cc,
-				       line, 100 * sum / rate, sum * sum / (k * sq), d, m
+				if (!k) { printf "| %s | %s | %s | | | %s | %s | %s |\n", p, cc,
+					  p == "idle" ? "no incast" : "no data", d, m, lat; exit }
+				printf "| %s | %s | %s| %.0f%% | %.3f | %s | %s | %s |\n", p, cc,
+				       line, 100 * sum / rate, sum * sum / (k * sq), d, m, lat
 			}' <<<"$rows"
 	done
 }

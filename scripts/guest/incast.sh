@@ -9,12 +9,21 @@
 #   s        on its port toward a, the bottleneck every sender's traffic
 #            leaves by: qdisc ROOT (htb), its class at RATE (htb's
 #            arguments), and qdisc QUEUE under that class
-#   a        one ib_write_bw server per sender
-#   senders  the device's cc knob set to CC, then ib_write_bw
+#   a        one ib_write_bw server per sender, and the probe's server
+#   senders  the device's cc knob set to CC, then ib_write_bw -u 18
 #            --run_infinitely (64 KiB WRITEs) for IRN_INCAST_SECONDS,
-#            which prints the goodput of each second
+#            which prints the goodput of each second; the phase "idle"
+#            runs none
+#   b        also the latency probe, two seconds in: ib_write_lat -s 64
+#            -n IRN_INCAST_PROBE_N (default 100) -u 18 to a, across the same
+#            bottleneck, on a QP of its own (same cc)
+#
+# -u 18 (T = 1.07 s): the bed's round trips reach a tenth of a second
+# under load (perftest's 14, 67 ms, is below the path's RTT), and the
+# deep queue holds the senders' whole windows.
 #
 # Output in each guest's out/: NAME.log (a sender's perftest output),
+# NAME-probe.log (b's ib_write_lat output),
 # NAME-qps.txt (its QP table every second), NAME-server-ROLE.log (a's servers'),
 # NAME-counters.txt (the device's counters after the phase, cumulative),
 # and on s NAME-tc.txt (the bottleneck's counters after the phase).  The guests keep in step through files in the shared export.
@@ -28,6 +37,8 @@ SECONDS_EACH=${IRN_INCAST_SECONDS:-20}
 DCQCN=${IRN_INCAST_DCQCN:-}
 ALL="s a $IRN_SENDERS"
 PORT=19200
+PROBE_PORT=19300
+PROBE_N=${IRN_INCAST_PROBE_N:-100}
 TC=/usr/sbin/tc
 DBG=/sys/kernel/debug/irn/$IRN_DEV
 
@@ -136,6 +147,10 @@ phase()
 			pids+=($!)
 			i=$((i + 1))
 		done
+		timeout -k 5 $((SECONDS_EACH + 60)) ib_write_lat -d "$IRN_DEV" \
+			-x "$GIDX" -p "$PROBE_PORT" -F -s 64 -n "$PROBE_N" -u 18 \
+			>"$IRN_OUT/$name-probe-server.log" 2>&1 &
+		pids+=($!)
 		all_reach "$name-listening"
 		all_reach "$name-done"
 		kill "${pids[@]}" 2>/dev/null || true
@@ -152,9 +167,25 @@ phase()
 		done >"$IRN_OUT/$name-qps.txt" 2>&1 &
 		k=$!
 		trace on
-		timeout -s INT -k 5 "$SECONDS_EACH" ib_write_bw -d "$IRN_DEV" \
-			-x "$GIDX" -p $((PORT + $(sender_index))) -F -s 65536 \
-			--run_infinitely -D 1 "$IRN_PEER_IP" >"$IRN_OUT/$name.log" 2>&1 || true
+		if [[ $(sender_index) == 0 ]]; then
+			{
+				sleep 2
+				timeout -k 5 $((SECONDS_EACH - 2)) ib_write_lat \
+					-d "$IRN_DEV" -x "$GIDX" -p "$PROBE_PORT" -F \
+					-s 64 -n "$PROBE_N" -u 18 "$IRN_PEER_IP" || true
+			} >"$IRN_OUT/$name-probe.log" 2>&1 &
+			pids+=($!)
+		fi
+		if [[ $name == idle ]]; then
+			sleep "$SECONDS_EACH"
+		else
+			timeout -s INT -k 5 "$SECONDS_EACH" ib_write_bw \
+				-d "$IRN_DEV" -x "$GIDX" -p $((PORT + $(sender_index))) \
+				-F -s 65536 -u 18 --run_infinitely -D 1 "$IRN_PEER_IP" \
+				>"$IRN_OUT/$name.log" 2>&1 || true
+		fi
+		# the probe's; a bare wait would wait for the sampler too
+		[[ ${#pids[@]} -eq 0 ]] || wait "${pids[@]}" 2>/dev/null || true
 		kill "$k"
 		trace "$name"
 		all_reach "$name-done"

@@ -1126,6 +1126,20 @@ irn_check_perftest_server()
 	_irn_perftest_cmp server "${out%.log}.pkts" "$back" "$fwd"
 }
 
+# irn_all_sizes_iters TOOL: iterations of each size for perftest's -a
+# (2 B to 8 MiB).  A latency test's ping-pong moves every size both ways,
+# one message at a time: on a slower kernel (IRN_TIMEOUT_SCALE > 1, the
+# debug build, some 340 packets a second that way) ib_send_lat -a -n 20
+# took more than 720 s; it gets 5.
+irn_all_sizes_iters()
+{
+	if [[ $1 == *_lat && ${IRN_TIMEOUT_SCALE:-1} -gt 1 ]]; then
+		echo 5
+	else
+		echo 20
+	fi
+}
+
 # irn_perftest NAME_SUFFIX TIMEOUT TOOL ARGS...: one perftest case between
 # the guests: both sides get -d, -x (GID index), -p $PORT, -F and ARGS;
 # the client also the server's address.  The server runs on guest

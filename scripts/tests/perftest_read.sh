@@ -31,7 +31,7 @@ else
 	for tool in ib_read_bw ib_read_lat; do
 		irn_perftest "" 90 $tool -n 100
 		irn_perftest "" 90 $tool -n 100 --use_old_post_send
-		irn_perftest "" 240 $tool -a -n 20
+		irn_perftest "" 240 $tool -a -n "$(irn_all_sizes_iters "$tool")"
 	done
 	irn_perftest "" 90 ib_read_bw -q 4 -n 100
 	irn_perftest "" 90 ib_read_bw -b -n 100

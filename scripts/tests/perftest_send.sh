@@ -30,7 +30,7 @@ else
 	for tool in ib_send_bw ib_send_lat; do
 		irn_perftest "" 90 $tool -n 100
 		irn_perftest "" 90 $tool -n 100 --use_old_post_send
-		irn_perftest "" 240 $tool -a -n 20
+		irn_perftest "" 240 $tool -a -n "$(irn_all_sizes_iters "$tool")"
 		irn_perftest "" 90 $tool -s 64 -I 64 -n 100
 		irn_perftest "" 90 $tool -c UC -n 100
 		irn_perftest "" 90 $tool -c UD -s 1024 -n 100
