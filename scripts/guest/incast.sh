@@ -88,10 +88,8 @@ host_up()
 	local kv
 
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-	irn_link_add
-	irn_wait_for 10 "$IRN_DEV port 1 ACTIVE" irn_port_state_is "$IRN_DEV" 4
-	irn_wait_for 10 "a RoCE v2 GID on $IRN_DEV" irn_gid_index "$IRN_DEV" >/dev/null
-	GIDX=$(irn_gid_index "$IRN_DEV")
+	irn_dev_up
+	GIDX=$IRN_GIDX
 	for kv in $DCQCN; do
 		echo "${kv#*=}" >"$DBG/dcqcn/${kv%%=*}" ||
 			irn_fail "cannot set dcqcn/${kv%%=*} to ${kv#*=}"

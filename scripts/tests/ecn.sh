@@ -43,11 +43,8 @@ COUNTERS=(rcvd_ecn_marked cnp_sent cnp_rcvd rate_cuts)
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug ||
 	irn_fail "cannot mount debugfs"
-irn_link_add
-irn_wait_for 10 "$IRN_DEV port 1 ACTIVE" irn_port_state_is "$IRN_DEV" 4
-irn_wait_for 10 "a RoCE v2 GID for $IRN_SELF_IP on $IRN_DEV" \
-	irn_gid_index "$IRN_DEV" >/dev/null
-GIDX=$(irn_gid_index "$IRN_DEV")
+irn_dev_up
+GIDX=$IRN_GIDX
 [[ -w $DBG/cc ]] || irn_fail "$DBG/cc missing: no congestion control knob"
 
 if [[ $IRN_ROLE == a ]]; then
