@@ -29,7 +29,8 @@
 # CPUs under QEMU TCG: a sender moves some 3 Mbit/s through the switch
 # guest, so the bottleneck must be narrower than their sum), every phase.  Results:
 # DIR/incast.md (the table), DIR/goodput.csv (phase, sender, second,
-# Mbit/s) and the guests' raw output in DIR/raw.
+# Mbit/s), DIR/goodput.png (the same over time, a panel per phase) and the
+# guests' raw output in DIR/raw.
 set -euo pipefail
 
 IRN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -47,7 +48,7 @@ SENDERS=3 SECS=20 RATE=5 OUT='' PHASE_NAMES=''
 DCQCN=${IRN_INCAST_DCQCN:-max_kbps=20000 ai_kbps=20 hai_kbps=200 timer_ns=10000000 alpha_ns=20000000 g=64}
 
 usage() {
-	sed -n '4,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -119,6 +120,50 @@ sender_roles() {
 	done
 }
 
+# plot CSV PNG: each sender's goodput over time, one panel per phase with
+# data, the fair share (rate over senders) and the bottleneck's rate as
+# dashed lines; nothing is written if no phase has data
+plot() {
+	local csv=$1 png=$2 script
+
+	script=$(awk -F, -v out="$png" -v rate="$RATE" -v n="$SENDERS" '
+	NR == 1 || $2 == "" { next }
+	{
+		if (!($1 in pseen)) { pseen[$1] = 1; phases[np++] = $1 }
+		if (!($2 in sseen)) { sseen[$2] = 1; senders[ns++] = $2 }
+		v[$1, $2, $3] = $4
+		if ($3 > last[$1]) last[$1] = $3
+	}
+	END {
+		if (!np) exit 1
+		print "set terminal pngcairo size 700," (220 * np + 60) " font \",10\""
+		print "set output \"" out "\""
+		print "set termoption noenhanced"
+		print "set multiplot layout " np ",1 title \"incast: goodput per sender, 1 s bins\""
+		print "set grid; set key outside right top"
+		print "set ylabel \"Mbit/s\"; set yrange [0:" rate * 1.1 "]"
+		for (i = 0; i < np; i++) {
+			p = phases[i]
+			print "set title \"" p "\""
+			print (i == np - 1 ? "set xlabel \"second of the phase\"" : "unset xlabel")
+			cmd = "plot"
+			for (j = 0; j < ns; j++)
+				cmd = cmd sprintf(" \"-\" using 1:2 with linespoints pt 7 ps 0.4 title \"sender %s\",", senders[j])
+			cmd = cmd sprintf(" %s with lines dt 2 lc rgb \"gray\" title \"fair share\", %s with lines dt 3 lc rgb \"black\" title \"bottleneck\"", rate / n, rate)
+			print cmd
+			for (j = 0; j < ns; j++) {
+				for (t = 1; t <= last[p]; t++)
+					if ((p, senders[j], t) in v) print t, v[p, senders[j], t]
+				print "e"
+			}
+		}
+		print "unset multiplot"
+	}' "$csv") || return 0
+	gnuplot <<<"$script" 2>"$png.log" ||
+		{ irn_warn "gnuplot failed for $png (see $png.log)"; return 0; }
+	rm -f "$png.log"
+}
+
 # report RAWDIR: the table
 report() {
 	local raw=$1 p rows tc drops marks
@@ -127,7 +172,7 @@ report() {
 	printf '|---|---|---|---|---|---|---|---|\n'
 	for p in $PHASE_NAMES; do
 		rows=$(goodput "$raw" "$p")
-		printf '%s\n' "$rows" | sed "s/^/$p /" >>"$OUT/goodput.csv.tmp"
+		[[ -z $rows ]] || printf '%s\n' "$rows" | sed "s/^/$p /" >>"$OUT/goodput.csv.tmp"
 		tc=$raw/guest-s/out/$p-tc.txt
 		drops=$(grep -o 'dropped [0-9]*' "$tc" 2>/dev/null | tail -n1 | cut -d' ' -f2 || true)
 		marks=$(grep -o 'ce_mark [0-9]*' "$tc" 2>/dev/null | tail -n1 | cut -d' ' -f2 || true)
@@ -181,6 +226,7 @@ main() {
 		tr ' ' ',' <"$OUT/goodput.csv.tmp"
 	} >"$OUT/goodput.csv"
 	rm -f "$OUT/goodput.csv.tmp"
+	plot "$OUT/goodput.csv" "$OUT/goodput.png"
 	printf '\n%s, commit %s, %s senders, %s Mbit/s, %s s a phase\n' \
 		"$(date -u +%Y-%m-%dT%H:%MZ)" "$(git -C "$IRN_ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')" \
 		"$SENDERS" "$RATE" "$SECS" >>"$OUT/incast.md"
