@@ -47,6 +47,8 @@ IPV4_HDR_LEN = 20
 UDP_HDR_LEN = 8
 
 OP_RC_SEND_ONLY = 0x04
+OP_RC_WRITE_ONLY = 0x0a
+OP_RC_READ_REQUEST = 0x0c
 OP_UD_SEND_ONLY = 0x64
 GSI_QKEY = 0x80010000
 OP_CNP = 0x81             # RoCEv2 Congestion Notification Packet
@@ -217,6 +219,33 @@ def case_cnp_short(a, psn):
     return bth(OP_CNP, a.qpn, 0, fecn_becn=0x40), b'', {}
 
 
+def case_read(a, psn):
+    # An RC RDMA READ request: BTH and RETH (virtual address, R_Key, DMA
+    # length), no payload.  Sent from the QP's peer with a PSN the
+    # responder has passed, it is a duplicate (or a replay).
+    reth = struct.pack('!QII', a.va, a.rkey, a.len)
+    return bth(OP_RC_READ_REQUEST, a.qpn, psn), reth, {}
+
+
+def case_write(a, psn):
+    # An RC RDMA WRITE ONLY of --len bytes (at most 1024, the smallest
+    # path MTU irn uses) at --va with --rkey: BTH, RETH, payload.  With
+    # --irn it is an IRN request: CAP and EXT in BTH byte 4 and an IXTH
+    # (va, rkey, offset 0, rsn --rsn) after the RETH, as
+    # Documentation/wire-format.rst describes; otherwise plain RoCEv2.
+    pad = (-a.len) % 4
+    reth = struct.pack('!QII', a.va, a.rkey, a.len)
+    ixth = b''
+    byte4 = 0
+    if a.irn:
+        ixth = struct.pack('!QIII', a.va, a.rkey, 0, a.rsn)
+        byte4 = IRN_CAP | IRN_EXT
+    payload = bytes((psn + i) & 0xff for i in range(a.len))
+    h = bth(OP_RC_WRITE_ONLY, a.qpn, psn, padcnt=pad, fecn_becn=byte4,
+            ackreq=a.ackreq)
+    return h, reth + ixth + payload + b'\0' * pad, {}
+
+
 CASES = {
     'valid': (case_valid,
               'well-formed RC SEND_ONLY (16 B payload) to --qpn'),
@@ -237,6 +266,10 @@ CASES = {
     'bad-pad': (case_bad_pad, 'SEND_ONLY, no payload, PadCnt 3'),
     'cnp': (case_cnp, 'well-formed CNP (opcode 0x81) to --qpn'),
     'cnp-short': (case_cnp_short, 'CNP without its 16 reserved bytes'),
+    'write': (case_write, 'RC RDMA WRITE ONLY of --len bytes at --va with '
+              '--rkey, to --qpn; an IRN request with --irn'),
+    'read': (case_read, 'RC RDMA READ request of --len bytes at --va '
+             'with --rkey, to --qpn'),
 }
 
 
@@ -283,7 +316,7 @@ def do_send(a):
                     (a.dst, i + 1, a.count, e))
             if a.interval:
                 time.sleep(a.interval)
-        psn = (psn + 1) & 0xffffff
+        psn = (psn + a.psn_step) & 0xffffff
     if sock is not None:
         sock.close()
         print('irn_pktgen: sent %d %s packet(s) %s -> %s:%d qpn 0x%x' %
@@ -590,6 +623,21 @@ def main():
                    help='destination QPN (default 0x11)')
     p.add_argument('--psn', type=parse_int, default=0,
                    help='first PSN (incremented per packet)')
+    p.add_argument('--psn-step', type=parse_int, default=1,
+                   help='added to the PSN after each packet (default 1; '
+                   '0 sends the same PSN again)')
+    p.add_argument('--va', type=parse_int, default=0,
+                   help='read, write: the RETH virtual address')
+    p.add_argument('--rkey', type=parse_int, default=0,
+                   help='read, write: the RETH R_Key')
+    p.add_argument('--len', type=parse_int, default=0,
+                   help='read, write: the RETH DMA length')
+    p.add_argument('--irn', action='store_true',
+                   help='write: an IRN request (CAP, EXT and an IXTH)')
+    p.add_argument('--rsn', type=parse_int, default=0,
+                   help='write --irn: the IXTH receive sequence number')
+    p.add_argument('--ackreq', action='store_true',
+                   help='write: set AckReq')
     p.add_argument('--sport', type=parse_int, default=0xc000,
                    help='UDP source port (default 0xc000)')
     p.add_argument('--icrc-xor', type=parse_int, default=0,

@@ -1172,3 +1172,99 @@ irn_perftest()
 		tcp "$common" "$common $srv" irn_check_perftest \
 		irn_check_perftest_server
 }
+
+# --- a live QP held still, for crafted packets --------------------------
+#
+# irn_held_start TOOL SIZE PORT: a perftest bandwidth run (TOOL -s SIZE
+# -D 8) from a (client) to b (server) whose client is stopped (SIGSTOP)
+# once it has run for a second: its QP and b's stay up and go quiet, and
+# a can send b's QP packets of its own from the right address.  On a,
+# HELD_PSN (the client's first PSN, b's first expected PSN), HELD_QPN
+# (b's QP), HELD_RKEY and HELD_VA (b's buffer) come from the address
+# lines perftest prints; a puts HELD_QPN for b (irn_get held-qpn).  Both
+# guests leave it with the barrier "held" passed.  HELD_PID is the run's
+# timeout process, HELD_LOG its output.
+irn_held_start()
+{
+	local tool=$1 size=$2 port=$3 scale=${IRN_TIMEOUT_SCALE:-1} peer=()
+
+	irn_require_cmd "$tool" pkill timeout stdbuf
+	HELD_LOG=$IRN_OUT/$tool.log
+	[[ $IRN_ROLE == a ]] && peer=("$IRN_PEER_IP")
+	[[ $IRN_ROLE == a ]] && sleep 1		# b's server listens first
+	# stdbuf: the address lines must reach the file before the run ends
+	timeout -k 5 $((120 * scale)) stdbuf -oL "$tool" -d "$IRN_DEV" \
+		-x "$IRN_GIDX" -p "$port" -F -s "$size" -D 8 "${peer[@]}" \
+		>"$HELD_LOG" 2>&1 &
+	HELD_PID=$!
+	if [[ $IRN_ROLE == a ]]; then
+		irn_wait_for $((30 * scale)) "$tool's address lines" \
+			_irn_held_addresses
+		sleep 1
+		# HELD_PID is timeout's; the client is its child
+		pkill -STOP -P "$HELD_PID" "$tool" ||
+			irn_fail "$tool ended before it could be held"
+		irn_defer pkill -CONT -P "$HELD_PID" "$tool"
+		sleep 1		# what was in flight lands
+		irn_put held-qpn "$HELD_QPN"
+		irn_log "$tool held: b's QP $HELD_QPN, first PSN $HELD_PSN, rkey $HELD_RKEY, VAddr $HELD_VA"
+	fi
+	irn_barrier held $((60 * scale))
+}
+
+# The client's "local address" and "remote address" lines (perftest
+# prints them before any traffic) into HELD_PSN HELD_QPN HELD_RKEY HELD_VA.
+_irn_held_addresses()
+{
+	local line
+
+	line=$(awk '/local address:/ { for (i = 1; i < NF; i++) if ($i == "PSN") p = $(i + 1) }
+		/remote address:/ {
+			for (i = 1; i < NF; i++) {
+				if ($i == "QPN") q = $(i + 1)
+				if ($i == "RKey") k = $(i + 1)
+				if ($i == "VAddr") v = $(i + 1)
+			}
+		}
+		END { if (p && q && k && v) print p, q, k, v }' "$HELD_LOG")
+	[[ -n $line ]] || return 1
+	read -r HELD_PSN HELD_QPN HELD_RKEY HELD_VA <<<"$line"
+}
+
+# irn_held_epsn QPN: b's expected PSN on its QP QPN, from debugfs.
+irn_held_epsn()
+{
+	local q=$(($1))
+
+	awk -v q="$q" '$1 == q { print $10; f = 1 } END { exit !f }' \
+		"/sys/kernel/debug/irn/$IRN_DEV/qps" ||
+		irn_fail "QP $1 is not in irn's debugfs qps table"
+}
+
+# irn_held_end resume|kill: let the held client go on and return its and
+# the server's exit status (both must be 0), or kill it (after packets
+# that leave its QP out of step) and its server, whose status is not
+# judged.  Both guests must call it; it ends with the barrier "released".
+irn_held_end()
+{
+	local how=$1 rc=0 tool
+
+	tool=$(basename "$HELD_LOG" .log)
+	if [[ $IRN_ROLE == a ]]; then
+		if [[ $how == resume ]]; then
+			pkill -CONT -P "$HELD_PID" "$tool"
+		else
+			pkill -KILL -P "$HELD_PID" "$tool"
+		fi
+	fi
+	irn_barrier "released-$how" $((60 * ${IRN_TIMEOUT_SCALE:-1}))
+	if [[ $how == kill ]]; then
+		pkill -KILL -P "$HELD_PID" "$tool" || true
+		wait "$HELD_PID" || true
+		return 0
+	fi
+	wait "$HELD_PID" || rc=$?
+	[[ $rc -eq 0 ]] ||
+		irn_log "$tool exited with $rc: $(tail -n 3 "$HELD_LOG" | tr '\n' ' ')"
+	return "$rc"
+}
