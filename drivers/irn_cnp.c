@@ -3,8 +3,8 @@
  * Congestion Notification Packets (RoCEv2, IBTA annex A17): the
  * notification point of DCQCN.
  *
- * A request that arrives marked CE (a switch's queue was filling) is
- * answered with a CNP to the QP that sent it: at most one per QP every
+ * A request or read response that arrives marked CE (a switch's queue was
+ * filling) is answered with a CNP to the QP that sent it: at most one per QP every
  * cnp_interval_us, at DSCP cnp_dscp, whatever congestion control this
  * QP runs itself.  What the sender makes of it is its own affair
  * (irn_flow_on_cnp(): DCQCN cuts its rate; stock rxe drops it).  A peer
@@ -38,7 +38,7 @@ static bool cnp_due(struct irn_qp *qp, u64 now_ns)
 }
 
 /**
- * irn_cnp_notify() - a request for @qp arrived marked CE
+ * irn_cnp_notify() - a request or response for @qp arrived marked CE
  * @qp: the RC QP it was addressed to, connected to its sender
  *
  * Context: softirq, the receive path, holding a reference on @qp.

@@ -125,9 +125,10 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_gap_ns);
  * the previous packet's due time, or from now after a pause (a pause
  * earns no burst beyond IRN_FLOW_PACE_SLACK_NS).  DCQCN's rate is its
  * current rate; the delay controller paces only a window under one
- * packet, one packet per srtt / window.
+ * packet, one packet per srtt / window.  Requests and read responses
+ * share the clock: the rate is the QP's.
  *
- * Context: the requester.
+ * Context: the requester or the responder; takes the flow's cc_lock.
  */
 void irn_flow_on_sent(struct irn_flow *f, u32 bytes, u64 now_ns)
 {

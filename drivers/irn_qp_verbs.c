@@ -155,6 +155,9 @@ static void init_engines(struct irn_qp *qp)
 	hrtimer_init(&qp->req.pace_timer, CLOCK_MONOTONIC,
 		     HRTIMER_MODE_ABS_SOFT);
 	qp->req.pace_timer.function = irn_req_pace_expired;
+	hrtimer_init(&qp->resp.pace_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_ABS_SOFT);
+	qp->resp.pace_timer.function = irn_resp_pace_expired;
 	atomic_set(&qp->rewind, 0);
 	atomic_set(&qp->comp.timeout, 0);
 	atomic_set(&qp->req.rd_atomic, 0);
@@ -324,6 +327,7 @@ static void cancel_timers(struct irn_qp *qp)
 	hrtimer_cancel(&qp->comp.rnr_timer);
 	hrtimer_cancel(&qp->irn.reo_timer);
 	hrtimer_cancel(&qp->req.pace_timer);
+	hrtimer_cancel(&qp->resp.pace_timer);
 }
 
 static void stop_engines(struct irn_qp *qp)

@@ -9,7 +9,7 @@
  * ICRC (touches every byte), then the QP: it must exist, be of the
  * packet's transport class, be able to receive, and (for connected QPs)
  * be connected to the sender.  Then requests go to the QP's responder and
- * responses to its completer; a request marked CE makes the QP send a CNP
+ * responses to its completer; a request or response marked CE makes the QP send a CNP
  * (irn_cnp.c), and a CNP goes to the QP's flow (irn_flow_on_cnp()).
  */
 
@@ -245,13 +245,17 @@ static enum irn_counter dispatch(struct irn_dev *dev, struct sk_buff *skb)
 	}
 	if (pkt->flags & IRN_OP_CNP) {
 		take_cnp(qp, skb);
-	} else if (pkt->flags & IRN_OP_REQ) {
-		if (irn_qp_is_rc(qp) && skb_ce(skb))
-			irn_cnp_notify(qp);
-		irn_resp_queue(qp, skb);
-	} else {
-		irn_comp_queue(qp, skb);
+		irn_qp_put(qp);
+		return IRN_NUM_COUNTERS;
 	}
+	/* Requests and read responses: the peer's data either way. */
+	if (irn_qp_is_rc(qp) && pkt->flags & (IRN_OP_REQ | IRN_OP_READ) &&
+	    skb_ce(skb))
+		irn_cnp_notify(qp);
+	if (pkt->flags & IRN_OP_REQ)
+		irn_resp_queue(qp, skb);
+	else
+		irn_comp_queue(qp, skb);
 	irn_qp_put(qp);
 	return IRN_NUM_COUNTERS;
 }

@@ -143,19 +143,28 @@ static struct sk_buff *new_response_ext(struct irn_qp *qp, u8 opcode, u32 psn,
 
 /*
  * Send a response along the QP's address vector, which modify_qp may be
- * replacing meanwhile (irn_qp.h).
+ * replacing meanwhile (irn_qp.h).  Read responses (@data) carry the QP's
+ * data and its congestion control's traffic class, as its requests do
+ * (ECN-capable under DCQCN); acknowledgments go as the address vector
+ * says.
  */
-static void xmit_response(struct irn_qp *qp, struct sk_buff *skb)
+static void xmit_tos(struct irn_qp *qp, struct sk_buff *skb, bool data)
 {
 	struct irn_av *av;
 
 	rcu_read_lock();
 	av = rcu_dereference(qp->av);
 	if (av)
-		irn_xmit(qp->dev, av, skb, av->tos);
+		irn_xmit(qp->dev, av, skb,
+			 data ? irn_flow_tos(&qp->flow, av->tos) : av->tos);
 	else
 		kfree_skb(skb);
 	rcu_read_unlock();
+}
+
+static void xmit_response(struct irn_qp *qp, struct sk_buff *skb)
+{
+	xmit_tos(qp, skb, false);
 }
 
 static struct sk_buff *new_response(struct irn_qp *qp, u8 opcode, u32 psn,
@@ -498,18 +507,57 @@ static bool read_pending(const struct irn_qp *qp)
 }
 
 /*
- * Send the next IRN_READ_BATCH responses of the read being answered.  The
- * key is looked up again for each batch: a pending read holds no MR, so a
- * deregistration never waits for it; a key gone meanwhile ends the read
- * with a remote access NAK.
+ * The QP's rate covers its read responses as well as its requests: the
+ * flow paces both (a DCQCN reaction point limits all the QP sends).  Not
+ * due yet: the pacing timer runs the responder again then.
  */
-static void read_continue(struct irn_qp *qp)
+static bool read_paced(struct irn_qp *qp, u64 now)
+{
+	u64 due = irn_flow_next_send(&qp->flow);
+
+	if (!due || due <= now)
+		return false;
+	if (!hrtimer_is_queued(&qp->resp.pace_timer))
+		hrtimer_start(&qp->resp.pace_timer, ns_to_ktime(due),
+			      HRTIMER_MODE_ABS_SOFT);
+	return true;
+}
+
+/**
+ * irn_resp_pace_expired() - a paced QP's next read response is due
+ * @timer: the QP's resp.pace_timer
+ *
+ * Context: softirq (HRTIMER_MODE_SOFT).
+ * Return: HRTIMER_NORESTART.
+ */
+enum hrtimer_restart irn_resp_pace_expired(struct hrtimer *timer)
+{
+	struct irn_qp *qp = container_of(timer, struct irn_qp,
+					 resp.pace_timer);
+
+	irn_task_sched(&qp->resp_task);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Send the next IRN_READ_BATCH responses of the read being answered, or
+ * fewer if the QP's pacing says wait.  The key is looked up again for
+ * each batch: a pending read holds no MR, so a deregistration never waits
+ * for it; a key gone meanwhile ends the read with a remote access NAK.
+ * Return: true if the read waits for the pacing timer.
+ */
+static bool read_continue(struct irn_qp *qp)
 {
 	typeof(qp->resp.rd) *rd = &qp->resp.rd;
 	u32 end = min(rd->next + IRN_READ_BATCH, rd->npkts);
 	u64 off = (u64)rd->next * rd->mtu;
 	struct irn_mr *mr = NULL;
+	u64 now = ktime_get_ns();
+	bool wait = false;
 
+	/* Woken by a request while the read waits: no key lookup for that. */
+	if (read_paced(qp, now))
+		return true;
 	if (rd->len) {
 		mr = get_rkey(qp, rd->rkey, IB_ACCESS_REMOTE_READ,
 			      rd->va + off, rd->len - off);
@@ -518,7 +566,7 @@ static void read_continue(struct irn_qp *qp)
 			send_ack(qp, IRN_AETH_NAK | IRN_NAK_REM_ACCESS,
 				 irn_psn_add(rd->psn, rd->next));
 			irn_qp_error(qp);
-			return;
+			return false;
 		}
 	}
 	for (; rd->next < end; rd->next++, off += rd->mtu) {
@@ -526,6 +574,9 @@ static void read_continue(struct irn_qp *qp)
 		u8 opcode = read_resp_opcode(rd->next, rd->npkts);
 		struct sk_buff *skb;
 
+		wait = read_paced(qp, now);
+		if (wait)
+			break;
 		skb = new_response(qp, opcode, irn_psn_add(rd->psn, rd->next),
 				   IRN_AETH_CREDIT_INVALID, n);
 		if (!skb) {
@@ -536,12 +587,14 @@ static void read_continue(struct irn_qp *qp)
 			irn_mr_copy(mr, rd->va + off,
 				    skb->data + irn_opcode_hdr_len(opcode), n,
 				    false);
-		xmit_response(qp, skb);
+		irn_flow_on_sent(&qp->flow, skb->len, now);
+		xmit_tos(qp, skb, true);
 	}
 	if (mr)
 		irn_mr_put(mr);
 	if (rd->next == rd->npkts)
 		rd->npkts = 0;
+	return wait;
 }
 
 /*
@@ -1436,7 +1489,8 @@ enum irn_task_ret irn_responder(struct irn_task *task)
 	if (irn_qp_state(qp) == IB_QPS_ERR)
 		return flush(qp);
 	if (read_pending(qp)) {
-		read_continue(qp);
+		if (read_continue(qp))
+			return IRN_TASK_IDLE;
 		if (!read_pending(qp) && qp->resp.rd.drain)
 			drain_resume(qp);
 		return IRN_TASK_MORE;

@@ -41,5 +41,6 @@ void irn_comp_restart_rto(struct irn_qp *qp);
 /* responder: irn_resp.c */
 enum irn_task_ret irn_responder(struct irn_task *task);
 void irn_resp_queue(struct irn_qp *qp, struct sk_buff *skb);
+enum hrtimer_restart irn_resp_pace_expired(struct hrtimer *timer);
 
 #endif /* _IRN_ENGINE_H */

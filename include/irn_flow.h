@@ -59,8 +59,8 @@
  * @algo: the QP's enum irn_cc
  * @qpn: the QP's number, for the tracepoints
  * @cc_lock: protects @next_ns and @dcqcn or @delay, which the requester
- *	     (packets sent), the completer (ACKs, losses) and the receive
- *	     path (CNPs) all move
+ *	     and the responder (packets sent), the completer (ACKs, losses)
+ *	     and the receive path (CNPs) all move
  * @next_ns: pacing: when the next packet is due; 0 when not paced
  * @asked_ns: when the requester last asked for an ACK (its own)
  * @dcqcn: DCQCN's state and parameters

@@ -223,6 +223,7 @@ struct irn_qp {
 			u32	next;		/* responses sent */
 			bool	drain;		/* IRN drain stopped behind it */
 		} rd;
+		struct hrtimer	pace_timer;	/* paced: the next response due */
 		/* Not cleared by a reset from here on. */
 		struct irn_resp_res *res;	/* IRN_MAX_RD_ATOMIC entries */
 		struct irn_srq_stage stage;	/* SRQ: WQEs taken */

@@ -20,7 +20,10 @@
 # alone: a's QPs run dcqcn with max_kbps 4000 (the bottleneck, five times
 # wider, never marks), and ib_write_bw -D 4 from a to b must move at most
 # 6000 kbit/s of payload, by a's sent_pkts over the client's run (the
-# none run above moves some 20000 through the same bottleneck).
+# none run above moves some 20000 through the same bottleneck).  Last,
+# reads: b runs ib_read_bw -D 4 against a, whose QPs run dcqcn, so a's
+# read responses cross the bottleneck: they must be ECN-capable and
+# marked, b must answer them with CNPs and a must cut its rate.
 #
 # Pass: irn_verify passes both runs on both guests, the counters move as
 # above, and the paced transfer stays under its ceiling.
@@ -144,6 +147,34 @@ else
 	((kbit > 0 && kbit <= 6000)) ||
 		failed+=("paced: $kbit kbit/s at a 4000 kbit/s DCQCN rate (ceiling 6000)")
 	echo 1000000 >"$DBG/dcqcn/max_kbps"	# the default again
+fi
+irn_barrier "end-$run"
+# Reads: a's responses cross the bottleneck, under a's DCQCN.
+run=$((run + 1))
+[[ $IRN_ROLE != a ]] || echo dcqcn >"$DBG/cc"
+[[ $IRN_ROLE != b ]] || echo none >"$DBG/cc"
+irn_barrier "start-$run"
+irn_snapshot "${COUNTERS[@]}" >"$IRN_SHARED/before.$IRN_ROLE"
+irn_barrier "snap-$run"
+rc=0
+if [[ $IRN_ROLE == a ]]; then
+	timeout -k 5 60 ib_read_bw -d "$IRN_DEV" -x "$GIDX" -p "$((PORT + run))" \
+		-F -D 4 -s 65536 >"$IRN_OUT/read-server.log" 2>&1 || rc=$?
+else
+	sleep 2
+	timeout -k 5 60 ib_read_bw -d "$IRN_DEV" -x "$GIDX" -p "$((PORT + run))" \
+		-F -D 4 -s 65536 "$IRN_PEER_IP" >"$IRN_OUT/read.log" 2>&1 || rc=$?
+fi
+irn_snapshot "${COUNTERS[@]}" >"$IRN_SHARED/after.$IRN_ROLE"
+irn_barrier "done-$run"
+[[ $rc -eq 0 ]] || failed+=("reads: ib_read_bw exited with $rc on $IRN_ROLE")
+if [[ $IRN_ROLE == a ]]; then
+	irn_growth
+	marked=${IRN_GREW[b.rcvd_ecn_marked]} sent=${IRN_GREW[b.cnp_sent]}
+	rcvd=${IRN_GREW[a.cnp_rcvd]} cuts=${IRN_GREW[a.rate_cuts]}
+	irn_log "reads: b rcvd_ecn_marked +$marked cnp_sent +$sent; a cnp_rcvd +$rcvd rate_cuts +$cuts"
+	((marked > 0 && sent > 0 && rcvd > 0 && cuts > 0)) ||
+		failed+=("reads: a's read responses were not marked, answered with CNPs and cut")
 fi
 irn_barrier "end-$run"
 echo none >"$DBG/cc"
