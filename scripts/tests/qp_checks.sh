@@ -63,14 +63,27 @@ tcp_listening()
 	ss -ltn | grep -q ":$1 "
 }
 
+# counters: "name value" for every counter of the device
+counters()
+{
+	local f v
+
+	for f in "/sys/class/infiniband/$IRN_DEV/ports/1/hw_counters/"*; do
+		read -r v <"$f"
+		echo "${f##*/} $v"
+	done
+}
+
 # qperf TEST PORT: one test against a server of its own.  A qperf 0.4.11 server
 # that serves several tests in a row sometimes dies between two of them
 # (a NULL object in its teardown, seen on Debian's kernel), which would
-# fail the tests after it for a reason that is not irn's.
+# fail the tests after it for a reason that is not irn's.  A test that
+# reports nothing logs the counters that moved during it.
 irn_qperf_one()
 {
-	local t=$1 port=$2 out server
+	local t=$1 port=$2 out server before
 
+	before=$(counters)
 	qperf -lp "$port" >>"$IRN_OUT/qperf-server.log" 2>&1 &
 	server=$!
 	irn_wait_for 10 "qperf listening on $port" tcp_listening "$port"
@@ -83,8 +96,11 @@ irn_qperf_one()
 	awk -v t="$t:" '$1 == t { on = 1; next }
 		on && /:$/ { exit }
 		on && ($1 == "bw" || $1 == "latency") && $3 + 0 > 0 { ok = 1 }
-		END { exit !ok }' <<<"$out" ||
-		failed+=("qperf $t reported no bandwidth or latency")
+		END { exit !ok }' <<<"$out" && return 0
+	failed+=("qperf $t reported no bandwidth or latency")
+	irn_log "$t: counters that moved: $(awk 'NR == FNR { was[$1] = $2; next }
+		$2 != was[$1] { printf "%s +%d ", $1, $2 - was[$1] }' \
+		<(printf '%s\n' "$before") <(counters))"
 }
 
 port=19765
