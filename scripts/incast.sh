@@ -4,13 +4,13 @@
 # N-to-1 incast through a switch: N sender guests and a receiver, each
 # cabled to a port of a switch guest (scripts/vm.sh --switch N), whose port
 # toward the receiver is the bottleneck.  Each phase runs every sender's
-# ib_write_bw (64 KiB WRITEs, --run_infinitely) at once for S seconds
-# (scripts/guest/incast.sh) and reports, per phase: each sender's mean
-# goodput, the bottleneck's utilisation (sum of goodputs over the
-# configured rate), Jain's fairness index over the senders, the
-# packets the switch dropped and marked CE, and the typical and 99th
-# percentile latency of a probe (ib_write_lat, 64 B) that the first
-# sender runs across the same bottleneck during the phase.
+# ib_write_bw (64 KiB WRITEs, --run_infinitely; iperf3 in the tcp-
+# phases) at once for S seconds (scripts/guest/incast.sh) and reports,
+# per phase: each sender's mean goodput, the bottleneck's utilisation
+# (sum of goodputs over the configured rate), Jain's fairness index over
+# the senders, the packets the switch dropped and marked CE, and the
+# typical and 99th percentile latency of a probe (ib_write_lat, 64 B)
+# that the first sender runs across the same bottleneck during the phase.
 #
 #   scripts/incast.sh [--senders N] [--seconds S] [--rate MBIT]
 #                     [--phases "NAME ..."] [--out DIR]
@@ -25,6 +25,13 @@
 #   shallow-dcqcn dcqcn  HTB at the rate, fq_codel marking CE past 1 ms of
 #                        queue (ecn ce_threshold 1ms), 32 packets at most
 #   shallow-delay delay  the 32-packet FIFO again
+#   rxe-deep      rxe    deep, on stock rdma_rxe (go-back-N, no congestion
+#                        control): the senders and the receiver switch
+#                        drivers for the phase
+#   rxe-shallow   rxe    shallow, on stock rdma_rxe
+#   tcp-shallow   cubic  shallow, with TCP (iperf3 -C cubic) in place of
+#                        RDMA: what the same bottleneck gives TCP
+#   tcp-dctcp     dctcp  shallow-dcqcn's marking queue, with DCTCP
 # Defaults: 3 senders, 20 s a phase, 5 Mbit/s (five guests share the host's
 # CPUs under QEMU TCG: a sender moves some 3 Mbit/s through the switch
 # guest, so the bottleneck must be narrower than their sum), every phase.  Results:
@@ -48,27 +55,31 @@ SENDERS=3 SECS=20 RATE=5 OUT='' PHASE_NAMES=''
 DCQCN=${IRN_INCAST_DCQCN:-max_kbps=20000 ai_kbps=20 hai_kbps=200 timer_ns=10000000 alpha_ns=20000000 g=64}
 
 usage() {
-	sed -n '4,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
 # phase_spec NAME: "NAME|CC|QDISC" for the guests
 phase_spec() {
-	local htb="htb default 1" fifo
+	local htb="htb default 1" fifo cc
 	case $1 in
-	deep) fifo="pfifo limit 1000" ;;
-	idle | shallow | shallow-delay) fifo="pfifo limit 32" ;;
-	shallow-dcqcn) fifo="fq_codel limit 32 ecn ce_threshold 1ms" ;;
+	deep | rxe-deep) fifo="pfifo limit 1000" ;;
+	idle | shallow | shallow-delay | rxe-shallow | tcp-shallow)
+		fifo="pfifo limit 32" ;;
+	shallow-dcqcn | tcp-dctcp) fifo="fq_codel limit 32 ecn ce_threshold 1ms" ;;
 	*) irn_die "unknown phase $1 (see --help)" ;;
 	esac
 	case $1 in
-	shallow-dcqcn) printf '%s|dcqcn|' "$1" ;;
-	shallow-delay) printf '%s|delay|' "$1" ;;
-	*) printf '%s|none|' "$1" ;;
+	shallow-dcqcn) cc=dcqcn ;;
+	shallow-delay) cc=delay ;;
+	rxe-*) cc=rxe ;;
+	tcp-shallow) cc=tcp-cubic ;;
+	tcp-dctcp) cc=tcp-dctcp ;;
+	*) cc=none ;;
 	esac
 	# the rate limit, then the queue as its child (guest/incast.sh adds
 	# the class and the child after "root")
-	printf '%s;rate %smbit;%s\n' "$htb" "$RATE" "$fifo"
+	printf '%s|%s|%s;rate %smbit;%s\n' "$1" "$cc" "$htb" "$RATE" "$fifo"
 }
 
 parse_args() {
@@ -87,7 +98,7 @@ parse_args() {
 	[[ $SENDERS =~ ^[1-6]$ ]] || irn_die "--senders takes 1 to 6"
 	[[ $SECS =~ ^[0-9]+$ && $RATE =~ ^[0-9]+$ ]] ||
 		irn_die "--seconds and --rate take whole numbers"
-	PHASE_NAMES=${PHASE_NAMES:-idle deep shallow shallow-dcqcn shallow-delay}
+	PHASE_NAMES=${PHASE_NAMES:-idle deep shallow shallow-dcqcn shallow-delay rxe-deep rxe-shallow tcp-shallow tcp-dctcp}
 }
 
 # probe RAWDIR PHASE: "p50/p99" of the latency probe (ib_write_lat's
@@ -101,13 +112,18 @@ probe() {
 
 # goodput RAWDIR PHASE: "sender second mbit" lines from each sender's
 # perftest output (its per-second lines: bytes iterations peak average
-# msgrate, average in MB/s of 2^20 bytes)
+# msgrate, average in MB/s of 2^20 bytes) or iperf3's (its interval
+# lines, in Mbits/sec; not the closing sender and receiver lines)
 goodput() {
 	local raw=$1 phase=$2 r
 
 	for r in $(sender_roles); do
-		awk -v r="$r" '$1 == 65536 && NF >= 5 && $4 ~ /^[0-9.]+$/ {
-			printf "%s %d %.2f\n", r, ++n, $4 * 1048576 * 8 / 1e6 }' \
+		awk -v r="$r" '
+		$1 == 65536 && NF >= 5 && $4 ~ /^[0-9.]+$/ {
+			printf "%s %d %.2f\n", r, ++n, $4 * 1048576 * 8 / 1e6 }
+		/ sec / && !/sender|receiver/ {
+			for (i = 2; i <= NF; i++)
+				if ($i == "Mbits/sec") printf "%s %d %.2f\n", r, ++n, $(i - 1) }' \
 			"$raw/guest-$r/out/$phase.log" 2>/dev/null || true
 	done
 }

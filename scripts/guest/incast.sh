@@ -18,6 +18,14 @@
 #            -n IRN_INCAST_PROBE_N (default 100) -u 18 to a, across the same
 #            bottleneck, on a QP of its own (same cc)
 #
+# CC "rxe" runs the same on stock rdma_rxe (go-back-N, no congestion
+# control): a and the senders delete irn0, unload rdma_irn (its UDP
+# socket is the module's) and create rxe0, and go back to irn for a
+# later phase of another CC.  CC "tcp-cubic" or "tcp-dctcp" runs iperf3
+# (-i 1, that TCP congestion control) in place of ib_write_bw, with one
+# iperf3 server per sender on a; the probe stays on irn without
+# congestion control.
+#
 # -u 18 (T = 1.07 s): the bed's round trips reach a tenth of a second
 # under load (perftest's 14, 67 ms, is below the path's RTT), and the
 # deep queue holds the senders' whole windows.
@@ -36,6 +44,7 @@ SECONDS_EACH=${IRN_INCAST_SECONDS:-20}
 # DCQCN's parameters for this bed, "FILE=VALUE ..." under dcqcn/ in debugfs
 DCQCN=${IRN_INCAST_DCQCN:-}
 ALL="s a $IRN_SENDERS"
+DRIVER=irn
 PORT=19200
 PROBE_PORT=19300
 PROBE_N=${IRN_INCAST_PROBE_N:-100}
@@ -96,6 +105,38 @@ host_up()
 	done
 }
 
+# use_driver irn|rxe: make IRN_DEV a device of that driver, GIDX its
+# RoCE v2 GID index
+use_driver()
+{
+	[[ $1 != "$DRIVER" ]] || return 0
+	rdma link delete "$IRN_DEV" || irn_fail "rdma link delete $IRN_DEV failed"
+	rmmod "$IRN_MODULE" || irn_fail "cannot unload $IRN_MODULE"
+	case $1 in
+	rxe) IRN_MODULE=rdma_rxe IRN_LINK_TYPE=rxe IRN_DEV=rxe0 ;;
+	irn) IRN_MODULE=rdma_irn IRN_LINK_TYPE=irn IRN_DEV=irn0 ;;
+	esac
+	DRIVER=$1
+	if [[ $1 == irn ]]; then
+		host_up
+	else
+		modprobe rdma_rxe || irn_fail "modprobe rdma_rxe failed"
+		irn_dev_up
+		GIDX=$IRN_GIDX
+	fi
+}
+
+# set_cc CC: the irn device's congestion control for this phase (TCP
+# phases: none, for the probe); rxe has none to set
+set_cc()
+{
+	case $1 in
+	rxe) use_driver rxe ;;
+	tcp-*) use_driver irn; echo none >"$DBG/cc" ;;
+	*) use_driver irn; echo "$1" >"$DBG/cc" ;;
+	esac
+}
+
 # trace on | trace NAME: IRN_INCAST_TRACE=1 records the irn tracepoints of
 # each phase in NAME-trace.txt
 trace()
@@ -135,13 +176,20 @@ phase()
 		"$TC" -s qdisc show dev eth0 >"$IRN_OUT/$name-tc.txt"
 		;;
 	a)
-		echo none >"$DBG/cc"
+		# the receiver's QPs have no congestion control
+		if [[ $cc == rxe ]]; then set_cc rxe; else set_cc none; fi
 		all_reach "$name-set"
 		i=0
 		for k in $IRN_SENDERS; do
-			timeout -k 5 $((SECONDS_EACH + 60)) ib_write_bw -d "$IRN_DEV" \
-				-x "$GIDX" -p $((PORT + i)) -F -s 65536 \
-				--run_infinitely -D 1 >"$IRN_OUT/$name-server-$k.log" 2>&1 &
+			if [[ $cc == tcp-* ]]; then
+				timeout -k 5 $((SECONDS_EACH + 60)) iperf3 -s -1 \
+					-p $((PORT + i)) >"$IRN_OUT/$name-server-$k.log" 2>&1 &
+			else
+				timeout -k 5 $((SECONDS_EACH + 60)) ib_write_bw \
+					-d "$IRN_DEV" -x "$GIDX" -p $((PORT + i)) -F \
+					-s 65536 --run_infinitely -D 1 \
+					>"$IRN_OUT/$name-server-$k.log" 2>&1 &
+			fi
 			pids+=($!)
 			i=$((i + 1))
 		done
@@ -155,13 +203,13 @@ phase()
 		wait "${pids[@]}" 2>/dev/null || true
 		;;
 	*)
-		echo "$cc" >"$DBG/cc"
+		set_cc "$cc"
 		all_reach "$name-set"
 		all_reach "$name-listening"
 		sleep 1
 		# the QP's rate and window, every second
 		while sleep 1; do
-			grep -v qpn "$DBG/qps" || true
+			grep -v qpn "$DBG/qps" 2>/dev/null || true
 		done >"$IRN_OUT/$name-qps.txt" 2>&1 &
 		k=$!
 		trace on
@@ -176,8 +224,15 @@ phase()
 		fi
 		if [[ $name == idle ]]; then
 			sleep "$SECONDS_EACH"
+		elif [[ $cc == tcp-* ]]; then
+			timeout -k 5 $((SECONDS_EACH + 10)) iperf3 -c "$IRN_PEER_IP" \
+				-p $((PORT + $(sender_index))) -t "$SECONDS_EACH" -i 1 \
+				-f m -C "${cc#tcp-}" --forceflush \
+				>"$IRN_OUT/$name.log" 2>&1 || true
 		else
-			timeout -s INT -k 5 "$SECONDS_EACH" ib_write_bw \
+			# stdbuf: a line a second, not what stdio had flushed
+			# to the file when the phase's SIGINT came
+			timeout -s INT -k 5 "$SECONDS_EACH" stdbuf -oL ib_write_bw \
 				-d "$IRN_DEV" -x "$GIDX" -p $((PORT + $(sender_index))) \
 				-F -s 65536 -u 18 --run_infinitely -D 1 "$IRN_PEER_IP" \
 				>"$IRN_OUT/$name.log" 2>&1 || true
@@ -197,6 +252,8 @@ phase()
 if [[ $IRN_ROLE == s ]]; then
 	switch_up
 else
+	modprobe -q tcp_dctcp || irn_log "no tcp_dctcp module: tcp-dctcp phases will fail"
+	sysctl -qw net.ipv4.tcp_ecn=1
 	host_up
 fi
 all_reach up
