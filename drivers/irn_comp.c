@@ -38,6 +38,14 @@
 #include "irn_sb.h"
 #include "irn_trace.h"
 
+/*
+ * Responses waiting for the completer, at most: it may run late (on
+ * another CPU, or deferred to the workqueue) while a peer keeps sending,
+ * and a peer must not fill memory meanwhile.  Those beyond are dropped
+ * and recovered as losses.
+ */
+#define IRN_COMP_BACKLOG	4096
+
 enum comp_state {
 	COMP_CHECK_PSN,
 	COMP_CHECK_OP,
@@ -1036,6 +1044,12 @@ enum irn_task_ret irn_completer(struct irn_task *task)
  */
 void irn_comp_queue(struct irn_qp *qp, struct sk_buff *skb)
 {
+	/* Recovered as a loss; see IRN_COMP_BACKLOG. */
+	if (skb_queue_len(&qp->comp_pkts) >= IRN_COMP_BACKLOG) {
+		irn_dev_count(qp->dev, IRN_CNT_DROP_BACKLOG);
+		kfree_skb(skb);
+		return;
+	}
 	skb_queue_tail(&qp->comp_pkts, skb);
 	irn_task_run(&qp->comp_task);
 }
