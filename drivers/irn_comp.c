@@ -24,10 +24,10 @@
 #include <linux/bitmap.h>
 #include <linux/hrtimer.h>
 #include <linux/skbuff.h>
-#include <asm/unaligned.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_pack.h>
 
+#include "irn_compat.h"
 #include "irn_cq.h"
 #include "irn_dev.h"
 #include "irn_engine.h"

@@ -41,17 +41,19 @@ static enum irn_task_ret notify_task(struct irn_task *task)
  * irn_cq_create() - ib_device_ops.create_cq
  * @ibcq: CQ allocated by the RDMA core
  * @attr: requested size and completion vector
- * @udata: rxe provider response buffer (struct rxe_create_cq_resp), or NULL
- *	   for a kernel consumer
+ * @arg: the udata holding the rxe provider's response buffer (struct
+ *	 rxe_create_cq_resp) or, from 6.11, the uverbs attribute bundle that
+ *	 carries it (irn_create_cq_udata()); NULL for a kernel consumer
  *
  * Context: process context, may sleep.
  * Return: 0 or a negative errno.
  */
 int irn_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		  struct ib_udata *udata)
+		  struct irn_create_cq_arg *arg)
 {
 	struct irn_dev *dev = to_irn_dev(ibcq->device);
 	struct irn_cq *cq = to_irn_cq(ibcq);
+	struct ib_udata *udata = irn_create_cq_udata(arg);
 	struct rxe_create_cq_resp resp = {};
 	int err;
 

@@ -25,9 +25,9 @@
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
-#include <asm/unaligned.h>
 #include <kunit/visibility.h>
 
+#include "irn_compat.h"
 #include "irn_hdr.h"
 #include "irn_icrc.h"
 

@@ -14,11 +14,11 @@
  */
 
 #include <linux/skbuff.h>
-#include <asm/unaligned.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_pack.h>
 
 #include "irn_av.h"
+#include "irn_compat.h"
 #include "irn_dev.h"
 #include "irn_engine.h"
 #include "irn_hdr.h"

@@ -31,11 +31,11 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
-#include <asm/unaligned.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_pack.h>
 
 #include "irn_av.h"
+#include "irn_compat.h"
 #include "irn_counters.h"
 #include "irn_cq.h"
 #include "irn_dev.h"

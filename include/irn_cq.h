@@ -8,6 +8,7 @@
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 
+#include "irn_compat.h"
 #include "irn_queue.h"
 #include "irn_task.h"
 
@@ -36,7 +37,7 @@ static inline struct irn_cq *to_irn_cq(struct ib_cq *ibcq)
 }
 
 int irn_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		  struct ib_udata *udata);
+		  struct irn_create_cq_arg *arg);
 int irn_cq_destroy(struct ib_cq *ibcq, struct ib_udata *udata);
 int irn_cq_resize(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int irn_cq_poll(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);

@@ -13,6 +13,8 @@
 
 #include <linux/tracepoint.h>
 
+#include "irn_compat.h"
+
 /* The requester resent @pkts PSNs from @psn (a read re-request spans many). */
 TRACE_EVENT(irn_retransmit,
 	TP_PROTO(u32 qpn, u32 psn, u32 pkts, u32 una, u32 nxt),
@@ -55,7 +57,7 @@ TRACE_EVENT(irn_recovery,
 	),
 	TP_fast_assign(
 		__entry->qpn = qpn;
-		__assign_str(why, why);
+		irn_assign_str(why, why);
 		__entry->una = una;
 		__entry->high = high;
 		__entry->nxt = nxt;
@@ -110,7 +112,7 @@ TRACE_EVENT(irn_reordering,
 	),
 	TP_fast_assign(
 		__entry->qpn = qpn;
-		__assign_str(why, why);
+		irn_assign_str(why, why);
 		__entry->psn = psn;
 		__entry->una = una;
 		__entry->high = high;
@@ -173,7 +175,7 @@ TRACE_EVENT(irn_cc,
 	),
 	TP_fast_assign(
 		__entry->qpn = qpn;
-		__assign_str(why, why);
+		irn_assign_str(why, why);
 		__entry->rate_kbps = rate_kbps;
 		__entry->cwnd = cwnd;
 	),

@@ -10,8 +10,8 @@
 #include <linux/udp.h>
 #include <kunit/resource.h>
 #include <kunit/test.h>
-#include <asm/unaligned.h>
 
+#include "irn_compat.h"
 #include "irn_hdr.h"
 #include "irn_icrc.h"
 #include "irn_kunit.h"
