@@ -1177,7 +1177,8 @@ irn_perftest()
 #
 # irn_held_start TOOL SIZE PORT: a perftest bandwidth run (TOOL -s SIZE
 # -D 8) from a (client) to b (server) whose client is stopped (SIGSTOP)
-# once it has run for a second: its QP and b's stay up and go quiet, and
+# once it has run for a second: its QP and b's stay up and go quiet (both
+# devices send and receive nothing for a second), and
 # a can send b's QP packets of its own from the right address.  On a,
 # HELD_PSN (the client's first PSN, b's first expected PSN), HELD_QPN
 # (b's QP), HELD_RKEY and HELD_VA (b's buffer) come from the address
@@ -1205,11 +1206,27 @@ irn_held_start()
 		pkill -STOP -P "$HELD_PID" "$tool" ||
 			irn_fail "$tool ended before it could be held"
 		irn_defer pkill -CONT -P "$HELD_PID" "$tool"
-		sleep 1		# what was in flight lands
 		irn_put held-qpn "$HELD_QPN"
 		irn_log "$tool held: b's QP $HELD_QPN, first PSN $HELD_PSN, rkey $HELD_RKEY, VAddr $HELD_VA"
 	fi
+	irn_barrier held-stopped $((60 * scale))
+	# what was in flight lands, and what the kernel resends for it (a
+	# slow kernel's timeouts resend reads, which are answered again)
+	irn_wait_for $((60 * scale)) "$IRN_DEV to go quiet" _irn_held_quiet
 	irn_barrier held $((60 * scale))
+}
+
+# True once IRN_DEV sent and received nothing for a second.
+_irn_held_quiet()
+{
+	local s0 r0 s1 r1
+
+	irn_read_counter s0 "$IRN_DEV" sent_pkts
+	irn_read_counter r0 "$IRN_DEV" rcvd_pkts
+	sleep 1
+	irn_read_counter s1 "$IRN_DEV" sent_pkts
+	irn_read_counter r1 "$IRN_DEV" rcvd_pkts
+	[[ $s0 == "$s1" && $r0 == "$r1" ]]
 }
 
 # The client's "local address" and "remote address" lines (perftest
