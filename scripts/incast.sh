@@ -53,6 +53,11 @@ SENDERS=3 SECS=20 RATE=5 OUT='' PHASE_NAMES=''
 # QP gets a CNP every few milliseconds, so the line rate and the increase
 # steps are scaled down, the periods up, and g up to 1/16.
 DCQCN=${IRN_INCAST_DCQCN:-max_kbps=20000 ai_kbps=20 hai_kbps=200 timer_ns=10000000 alpha_ns=20000000 g=64}
+# The delay controller likewise (delay/ in debugfs, IRN_INCAST_DELAY):
+# its 1 ms target is less than one packet's time at 5 Mbit/s (1.7 ms)
+# and far below the jitter of five guests on two CPUs; 15 ms lets each
+# sender keep a few packets queued at its fair share.
+DELAY=${IRN_INCAST_DELAY:-target_ns=15000000}
 
 usage() {
 	sed -n '4,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -232,7 +237,7 @@ main() {
 		--run-dir "$OUT/raw" --name bed --timeout "$limit" \
 		--modules "$ko/rdma_irn.ko" --mem 1024 \
 		--env "IRN_INCAST_PHASES=$specs" --env "IRN_INCAST_SECONDS=$SECS" \
-		--env "IRN_INCAST_DCQCN=$DCQCN" \
+		--env "IRN_INCAST_DCQCN=$DCQCN" --env "IRN_INCAST_DELAY=$DELAY" \
 		--env "IRN_INCAST_TRACE=${IRN_INCAST_TRACE:-0}" \
 		"$IRN_ROOT/scripts/guest/incast.sh" || rc=$?
 	: >"$OUT/goodput.csv.tmp"

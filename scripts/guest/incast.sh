@@ -41,8 +41,10 @@ export IRN_OUT=$IRN_GUEST_OUT IRN_TEST=incast
 . "$IRN_SRC/scripts/tests/lib.sh"
 
 SECONDS_EACH=${IRN_INCAST_SECONDS:-20}
-# DCQCN's parameters for this bed, "FILE=VALUE ..." under dcqcn/ in debugfs
+# DCQCN's and the delay controller's parameters for this bed, "FILE=VALUE
+# ..." under dcqcn/ and delay/ in debugfs
 DCQCN=${IRN_INCAST_DCQCN:-}
+DELAY=${IRN_INCAST_DELAY:-}
 ALL="s a $IRN_SENDERS"
 DRIVER=irn
 PORT=19200
@@ -92,6 +94,12 @@ switch_up()
 	irn_log "switch: $(cd /sys/class/net/br0/brif && echo *) bridged"
 }
 
+# knob DIR/FILE=VALUE: a congestion controller's parameter in debugfs
+knob()
+{
+	echo "${1#*=}" >"$DBG/${1%%=*}" || irn_fail "cannot set ${1%%=*} to ${1#*=}"
+}
+
 host_up()
 {
 	local kv
@@ -100,8 +108,10 @@ host_up()
 	irn_dev_up
 	GIDX=$IRN_GIDX
 	for kv in $DCQCN; do
-		echo "${kv#*=}" >"$DBG/dcqcn/${kv%%=*}" ||
-			irn_fail "cannot set dcqcn/${kv%%=*} to ${kv#*=}"
+		knob "dcqcn/$kv"
+	done
+	for kv in $DELAY; do
+		knob "delay/$kv"
 	done
 }
 
