@@ -347,6 +347,32 @@ ktime_t irn_flow_next_send(const struct irn_flow *f)
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_next_send);
 
+/**
+ * irn_flow_hold() - hold a paced sender until its next packet is due
+ * @f: flow state
+ * @timer: the sender's pacing timer (HRTIMER_MODE_ABS_SOFT), whose
+ *	   callback runs the sender again
+ * @now_ns: the time
+ *
+ * The requester and the responder (read responses) share the QP's
+ * pacing clock, each with a timer of its own.
+ *
+ * Context: the sender's engine.
+ * Return: true if the next packet is not due yet (@timer is armed for
+ * it), false if it may go now.
+ */
+bool irn_flow_hold(const struct irn_flow *f, struct hrtimer *timer,
+		   u64 now_ns)
+{
+	u64 due = irn_flow_next_send(f);
+
+	if (!due || due <= now_ns)
+		return false;
+	if (!hrtimer_is_queued(timer))
+		hrtimer_start(timer, ns_to_ktime(due), HRTIMER_MODE_ABS_SOFT);
+	return true;
+}
+
 /* RFC 6298's estimator. */
 static void rtt_sample(struct irn_flow *f, u64 rtt_ns)
 {

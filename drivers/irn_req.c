@@ -803,13 +803,7 @@ static enum req_state retransmit(struct irn_qp *qp)
  */
 static bool pace_wait(struct irn_qp *qp)
 {
-	u64 due = irn_flow_next_send(&qp->flow);
-
-	if (!due || due <= ktime_get_ns())
-		return false;
-	hrtimer_start(&qp->req.pace_timer, ns_to_ktime(due),
-		      HRTIMER_MODE_ABS_SOFT);
-	return true;
+	return irn_flow_hold(&qp->flow, &qp->req.pace_timer, ktime_get_ns());
 }
 
 /**

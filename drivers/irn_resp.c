@@ -513,14 +513,7 @@ static bool read_pending(const struct irn_qp *qp)
  */
 static bool read_paced(struct irn_qp *qp, u64 now)
 {
-	u64 due = irn_flow_next_send(&qp->flow);
-
-	if (!due || due <= now)
-		return false;
-	if (!hrtimer_is_queued(&qp->resp.pace_timer))
-		hrtimer_start(&qp->resp.pace_timer, ns_to_ktime(due),
-			      HRTIMER_MODE_ABS_SOFT);
-	return true;
+	return irn_flow_hold(&qp->flow, &qp->resp.pace_timer, now);
 }
 
 /**

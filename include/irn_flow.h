@@ -28,6 +28,7 @@
 #ifndef _IRN_FLOW_H
 #define _IRN_FLOW_H
 
+#include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -103,6 +104,7 @@ bool irn_flow_ask_ack(struct irn_flow *f, bool must, u32 nth, u64 now_ns);
 bool irn_flow_window_open(const struct irn_flow *f, u32 pipe, u32 span,
 			  u32 span_max);
 ktime_t irn_flow_next_send(const struct irn_flow *f);
+bool irn_flow_hold(const struct irn_flow *f, struct hrtimer *timer, u64 now_ns);
 void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns);
 void irn_flow_on_loss(struct irn_flow *f);
 void irn_flow_on_spurious(struct irn_flow *f, u32 n);

@@ -63,16 +63,9 @@ tcp_listening()
 	ss -ltn | grep -q ":$1 "
 }
 
-# counters: "name value" for every counter of the device
-counters()
-{
-	local f v
-
-	for f in "/sys/class/infiniband/$IRN_DEV/ports/1/hw_counters/"*; do
-		read -r v <"$f"
-		echo "${f##*/} $v"
-	done
-}
+# every counter of the device, for irn_snapshot
+COUNTER_NAMES=("/sys/class/infiniband/$IRN_DEV/ports/1/hw_counters/"*)
+COUNTER_NAMES=("${COUNTER_NAMES[@]##*/}")
 
 # qperf TEST PORT: one test against a server of its own.  A qperf 0.4.11 server
 # that serves several tests in a row sometimes dies between two of them
@@ -83,7 +76,7 @@ irn_qperf_one()
 {
 	local t=$1 port=$2 out server before
 
-	before=$(counters)
+	before=$(irn_snapshot "${COUNTER_NAMES[@]}")
 	qperf -lp "$port" >>"$IRN_OUT/qperf-server.log" 2>&1 &
 	server=$!
 	irn_wait_for 10 "qperf listening on $port" tcp_listening "$port"
@@ -100,7 +93,7 @@ irn_qperf_one()
 	failed+=("qperf $t reported no bandwidth or latency")
 	irn_log "$t: counters that moved: $(awk 'NR == FNR { was[$1] = $2; next }
 		$2 != was[$1] { printf "%s +%d ", $1, $2 - was[$1] }' \
-		<(printf '%s\n' "$before") <(counters))"
+		<(printf '%s\n' "$before") <(irn_snapshot "${COUNTER_NAMES[@]}"))"
 }
 
 port=19765
