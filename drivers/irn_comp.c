@@ -390,7 +390,7 @@ static u64 mark_range(struct irn_sb *sb, u32 psn, u32 end, u32 cum,
 	u32 i, n;
 
 	for (; !irn_psn_after(psn, end) && !irn_psn_after(psn, cum);
-	     psn = irn_psn_add(psn, 1))
+	     psn = irn_psn_add(psn, 1), sb->walked++)
 		if (irn_sb_mark(sb, psn))
 			rtt = irn_sb_rtt(sb, psn, sb->now_ns) ?: rtt;
 	if (!sv || irn_psn_after(psn, end))
@@ -442,9 +442,10 @@ static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 			continue;
 		end = irn_psn_before(w->last_psn, sent) ? w->last_psn :
 							  irn_psn_add(sent, -1);
-		rtt = mark_range(sb, irn_psn_max(w->first_psn, sb->una), end,
+		rtt = mark_range(sb, irn_sb_acked_from(sb, w->first_psn), end,
 				 cum, sv) ?: rtt;
 	}
+	irn_sb_acked_to(sb, cum);
 	return rtt;
 }
 

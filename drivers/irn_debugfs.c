@@ -146,7 +146,7 @@ static void show_cc(struct seq_file *m, struct irn_flow *f)
 
 	if (algo == IRN_CC_DELAY)
 		w = READ_ONCE(f->delay.st.cwnd) * 100 / IRN_DELAY_ONE;
-	seq_printf(m, " %-5s %10u %4u.%02u\n", irn_cc_name(algo),
+	seq_printf(m, " %-5s %10u %4u.%02u", irn_cc_name(algo),
 		   irn_flow_rate_kbps(f, ktime_get_ns()), w / 100, w % 100);
 }
 
@@ -174,6 +174,10 @@ static void show_qp(struct seq_file *m, struct irn_qp *qp)
 		   READ_ONCE(qp->flow.rttvar_ns) / NSEC_PER_USEC,
 		   irn_txsock_queued(qp));
 	show_cc(m, &qp->flow);
+	if (sb->got)
+		seq_printf(m, " %10llu\n", READ_ONCE(sb->walked));
+	else
+		seq_puts(m, "          -\n");
 }
 
 static int qps_show(struct seq_file *m, void *unused)
@@ -182,7 +186,7 @@ static int qps_show(struct seq_file *m, void *unused)
 	struct irn_qp *qp;
 	unsigned long qpn;
 
-	seq_puts(m, "   qpn mode irn state      una      nxt  cap  sack recov     epsn   ooo  srtt_us rttvar_us  txq cc     rate_kbps    cwnd\n");
+	seq_puts(m, "   qpn mode irn state      una      nxt  cap  sack recov     epsn   ooo  srtt_us rttvar_us  txq cc     rate_kbps    cwnd     walked\n");
 	/* A QP leaves the table and an RCU grace period before it is freed. */
 	rcu_read_lock();
 	xa_for_each(&dev->qps, qpn, qp)

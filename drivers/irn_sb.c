@@ -157,6 +157,8 @@ void irn_sb_reset(struct irn_sb *sb, u32 psn)
 	sb->lost_until = psn;
 	sb->cursor = psn;
 	sb->stamp_from = psn;
+	sb->executed_to = psn;
+	sb->acked_to = psn;
 	sb->recover = psn;
 	sb->in_recovery = false;
 	sb->timed_out = false;
@@ -306,6 +308,18 @@ static bool is_seen(const struct irn_sb *sb, u32 psn)
 	return tracked(sb, psn) && test_bit(bit(sb, psn), sb->seen);
 }
 
+/*
+ * Clear the seen marks of @n tracked PSNs from @psn a word at a time:
+ * each response of a read clears its whole request's.
+ */
+static void clear_seen(struct irn_sb *sb, u32 psn, u32 n)
+{
+	u32 first = bit(sb, psn), part = min(n, sb->size - first);
+
+	bitmap_clear(sb->seen, first, part);
+	bitmap_clear(sb->seen, 0, n - part);
+}
+
 /**
  * irn_sb_seen() - the responder holds a read request, or answered it
  * @sb: scoreboard
@@ -321,20 +335,23 @@ void irn_sb_seen(struct irn_sb *sb, u32 psn, u32 n, bool seen)
 	u32 p = psn, i;
 
 	n = clamp_tracked(sb, &p, n);
+	if (!seen) {
+		clear_seen(sb, p, n);
+		return;
+	}
+	/* Executed already: a SACK older than the ACK that said so. */
+	if (n && irn_psn_before(p, sb->executed_to))
+		return;
 	/* Already seen: every SACK of a held read names it again. */
-	if (seen && n && is_seen(sb, p) && is_seen(sb, irn_psn_add(p, n - 1)))
+	if (n && is_seen(sb, p) && is_seen(sb, irn_psn_add(p, n - 1)))
 		return;
 	/* A late SACK must not hide the loss of responses already flowing. */
-	for (i = 0; seen && i < n; i++)
+	for (i = 0; i < n; i++, sb->walked++)
 		if (irn_sb_test(sb, irn_psn_add(p, i)))
 			return;
-	for (; n; n--, p = irn_psn_add(p, 1)) {
-		if (seen)
-			__set_bit(bit(sb, p), sb->seen);
-		else
-			__clear_bit(bit(sb, p), sb->seen);
-	}
-	if (seen && tracked(sb, psn) && !irn_psn_before(psn, sb->high))
+	for (; n; n--, p = irn_psn_add(p, 1), sb->walked++)
+		__set_bit(bit(sb, p), sb->seen);
+	if (tracked(sb, psn) && !irn_psn_before(psn, sb->high))
 		sb->high = irn_psn_add(psn, 1);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_seen);
@@ -360,8 +377,16 @@ void irn_sb_executed(struct irn_sb *sb, u32 psn, u32 n, u64 now_ns)
 {
 	u32 end = irn_psn_add(psn, n);
 
+	/* Every later acknowledgment passes it again: walk it once. */
+	if (!irn_psn_after(end, sb->executed_to))
+		return;
+	if (irn_psn_before(psn, sb->executed_to)) {
+		n = irn_psn_diff(end, sb->executed_to);
+		psn = sb->executed_to;
+	}
+	sb->executed_to = end;
 	n = clamp_tracked(sb, &psn, n);
-	for (; n; n--, psn = irn_psn_add(psn, 1)) {
+	for (; n; n--, psn = irn_psn_add(psn, 1), sb->walked++) {
 		if (!is_seen(sb, psn) || irn_sb_test(sb, psn))
 			continue;
 		__clear_bit(bit(sb, psn), sb->seen);
@@ -373,6 +398,39 @@ void irn_sb_executed(struct irn_sb *sb, u32 psn, u32 n, u64 now_ns)
 		sb->stamp_from = end;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_executed);
+
+/**
+ * irn_sb_acked_from() - where a cumulative acknowledgment's walk starts
+ * @sb: scoreboard
+ * @psn: first PSN of a send or write
+ *
+ * Context: the completer, under the QP's scoreboard lock.
+ * Return: the first of its PSNs that no cumulative acknowledgment marked.
+ */
+u32 irn_sb_acked_from(const struct irn_sb *sb, u32 psn)
+{
+	return irn_psn_max(psn, sb->acked_to);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_acked_from);
+
+/**
+ * irn_sb_acked_to() - a cumulative acknowledgment was walked
+ * @sb: scoreboard
+ * @cum: the PSN it acknowledges
+ *
+ * The sends and writes up to @cum are marked: the next acknowledgment
+ * walks from after it, so that a run of them behind an unanswered read
+ * costs what each acknowledges, not every PSN since the read.
+ *
+ * Context: the completer, under the QP's scoreboard lock.
+ */
+void irn_sb_acked_to(struct irn_sb *sb, u32 cum)
+{
+	cum = irn_psn_add(cum, 1);
+	if (irn_psn_after(cum, sb->acked_to))
+		sb->acked_to = cum;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_acked_to);
 
 /*
  * BITS_PER_LONG bits of @map from the one of @psn on, round the ring: bit
@@ -464,6 +522,10 @@ void irn_sb_advance(struct irn_sb *sb, u32 psn)
 		sb->cursor = sb->una;
 	if (irn_psn_before(sb->stamp_from, sb->una))
 		sb->stamp_from = sb->una;
+	if (irn_psn_before(sb->executed_to, sb->una))
+		sb->executed_to = sb->una;
+	if (irn_psn_before(sb->acked_to, sb->una))
+		sb->acked_to = sb->una;
 	if (sb->in_recovery && !irn_psn_before(sb->una, sb->recover))
 		sb->in_recovery = false;
 }
@@ -834,8 +896,10 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_rtt);
 void irn_sb_overtaken(struct irn_sb *sb, u32 from, u32 to, u64 now_ns)
 {
 	u32 psn = irn_psn_max(from, sb->stamp_from);
+	u32 n = irn_psn_before(psn, to) ? irn_psn_diff(to, psn) : 0;
 
-	for (; irn_psn_before(psn, to); psn = irn_psn_add(psn, 1))
+	n = clamp_tracked(sb, &psn, n);
+	for (; n; n--, psn = irn_psn_add(psn, 1), sb->walked++)
 		if (!irn_sb_test(sb, psn) &&
 		    !test_bit(bit(sb, psn), sb->rexmit))
 			WRITE_ONCE(sb->sent_ns[bit(sb, psn)], now_ns);

@@ -54,6 +54,10 @@
  * @lost_until: PSNs before this are lost (set by a timeout)
  * @cursor: no retransmission is due before this PSN
  * @stamp_from: read responses before this have been stamped as overtaken
+ * @executed_to: held reads and atomics before this were found executed
+ *		 (irn_sb_executed()): no acknowledgment walks them again
+ * @acked_to: the PSNs of sends and writes before this were marked by a
+ *	      cumulative acknowledgment (irn_sb_acked_to())
  * @recover: the episode ends when @una reaches this
  * @in_recovery: an episode is running
  * @timed_out: the running episode began with a timeout, whose resends
@@ -78,6 +82,8 @@
  * @rexmit: PSNs retransmitted at all since they entered the window
  * @racked: resends RACK found lost, due again whatever follows them
  * @sent_ns: when each PSN was last sent
+ * @walked: PSNs the acknowledgment walks visited one by one: what the
+ *	    peer's acknowledgments and replies cost (debugfs)
  */
 struct irn_sb {
 	u32		size;
@@ -87,6 +93,8 @@ struct irn_sb {
 	u32		lost_until;
 	u32		cursor;
 	u32		stamp_from;
+	u32		executed_to;
+	u32		acked_to;
 	u32		recover;
 	bool		in_recovery;
 	bool		timed_out;
@@ -105,6 +113,7 @@ struct irn_sb {
 	unsigned long	*rexmit;
 	unsigned long	*racked;
 	u64		*sent_ns;
+	u64		walked;
 };
 
 int irn_sb_init(struct irn_sb *sb, u32 size, gfp_t gfp);
@@ -115,6 +124,8 @@ bool irn_sb_mark_reply(struct irn_sb *sb, u32 psn, u64 rtt_ns);
 bool irn_sb_test(const struct irn_sb *sb, u32 psn);
 void irn_sb_seen(struct irn_sb *sb, u32 psn, u32 n, bool seen);
 void irn_sb_executed(struct irn_sb *sb, u32 psn, u32 n, u64 now_ns);
+u32 irn_sb_acked_from(const struct irn_sb *sb, u32 psn);
+void irn_sb_acked_to(struct irn_sb *sb, u32 cum);
 void irn_sb_drop_known(const struct irn_sb *sb, u32 psn, unsigned long *bits,
 		       u32 nbits);
 u32 irn_sb_first_missing(const struct irn_sb *sb);

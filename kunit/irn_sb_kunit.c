@@ -529,11 +529,55 @@ static void irn_test_sb_drop_known(struct kunit *test)
 	irn_sb_free(&sb);
 }
 
+/*
+ * A held read of 1000 PSNs at 0x1000 (or straddling the wrap), writes of
+ * 200 after it, and a thousand acknowledgments that pass the read while
+ * its responses are missing: the scoreboard walks each of the read's
+ * PSNs once, not once per acknowledgment (a peer repeating ACKs must not
+ * buy a walk of the whole window each time), and an older SACK naming
+ * the read after it was executed leaves its marks alone.
+ */
+static void irn_test_sb_walk_once(struct kunit *test)
+{
+	static const u32 starts[] = { 0x1000, 0xfffe00 };
+	struct irn_sb sb;
+	u32 k, i, rd;
+
+	KUNIT_ASSERT_EQ(test, irn_sb_init(&sb, 2048, GFP_KERNEL), 0);
+	for (k = 0; k < ARRAY_SIZE(starts); k++) {
+		rd = starts[k];
+		irn_sb_reset(&sb, rd);
+		sb.walked = 0;
+		irn_sb_seen(&sb, rd, 1000, true);
+		irn_sb_seen(&sb, rd, 1000, true);
+		KUNIT_EXPECT_LE(test, sb.walked, 2000ULL);
+		for (i = 1; i <= 1000; i++) {
+			u32 wr = irn_psn_add(rd, 1000);
+
+			irn_sb_executed(&sb, rd, 1000, 5000 + i);
+			KUNIT_EXPECT_EQ(test, irn_sb_acked_from(&sb, wr),
+					i == 1 ? wr : irn_psn_add(wr, 200));
+			irn_sb_acked_to(&sb, irn_psn_add(rd, 1199));
+			irn_sb_seen(&sb, rd, 1000, true);
+		}
+		KUNIT_EXPECT_LE_MSG(test, sb.walked, 3000ULL,
+				    "start %#x: %llu PSNs walked", rd, sb.walked);
+		/* Executed once, at 5001: the reordering clock of each. */
+		KUNIT_EXPECT_EQ(test, sb.sent_ns[(rd + 999) & (sb.size - 1)],
+				5001ULL);
+		irn_sb_advance(&sb, irn_psn_add(rd, 1500));
+		KUNIT_EXPECT_EQ(test, sb.executed_to, irn_psn_add(rd, 1500));
+		KUNIT_EXPECT_EQ(test, sb.acked_to, irn_psn_add(rd, 1500));
+	}
+	irn_sb_free(&sb);
+}
+
 static struct kunit_case irn_sb_cases[] = {
 	KUNIT_CASE_PARAM(irn_test_sb_script, sb_gen_params),
 	KUNIT_CASE(irn_test_sb_mark_semantics),
 	KUNIT_CASE(irn_test_sb_timeout_all),
 	KUNIT_CASE(irn_test_sb_drop_known),
+	KUNIT_CASE(irn_test_sb_walk_once),
 	{}
 };
 
