@@ -20,6 +20,7 @@
 #include <linux/rcupdate.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
@@ -75,7 +76,8 @@ static void mr_destroy(struct irn_dev *dev, struct irn_mr *mr)
 	wait_for_completion(&mr->key.done);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
-	kvfree(mr->pages);
+	kvfree(mr->map.pages);
+	kvfree(mr->staged.pages);
 	kfree_rcu(mr, rcu);
 }
 
@@ -94,6 +96,7 @@ struct ib_mr *irn_mr_get_dma(struct ib_pd *pd, int access)
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	mr->ib_mr.length = U64_MAX;
+	mr->map.length = U64_MAX;
 	mr->valid = true;
 	return &mr->ib_mr;
 }
@@ -105,17 +108,18 @@ static int map_umem(struct irn_mr *mr)
 	u32 i = 0;
 
 	mr->max_pages = ib_umem_num_pages(umem);
-	mr->pages = kvcalloc(mr->max_pages, sizeof(*mr->pages), GFP_KERNEL);
-	if (!mr->pages)
+	mr->map.pages = kvcalloc(mr->max_pages, sizeof(u64), GFP_KERNEL);
+	if (!mr->map.pages)
 		return -ENOMEM;
 	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
 		if (WARN_ON_ONCE(i >= mr->max_pages))
 			return -EFAULT;
-		mr->pages[i++] = (u64)page_address(sg_page_iter_page(&iter));
+		mr->map.pages[i++] =
+			(u64)page_address(sg_page_iter_page(&iter));
 	}
-	mr->npages = i;
-	mr->page_shift = PAGE_SHIFT;
-	mr->offset = ib_umem_offset(umem);
+	mr->map.npages = i;
+	mr->map.page_shift = PAGE_SHIFT;
+	mr->map.offset = ib_umem_offset(umem);
 	return 0;
 }
 
@@ -154,6 +158,8 @@ struct ib_mr *irn_mr_reg_user(struct ib_pd *pd, u64 start, u64 length,
 		goto err_destroy_mr;
 	mr->ib_mr.iova = iova;
 	mr->ib_mr.length = length;
+	mr->map.iova = iova;
+	mr->map.length = length;
 	mr->valid = true;
 	return &mr->ib_mr;
 
@@ -185,8 +191,9 @@ struct ib_mr *irn_mr_alloc(struct ib_pd *pd, enum ib_mr_type type,
 	mr = mr_create(pd, IRN_MR_FAST, 0);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	mr->pages = kvcalloc(max_num_sg, sizeof(*mr->pages), GFP_KERNEL);
-	if (!mr->pages) {
+	mr->map.pages = kvcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	mr->staged.pages = kvcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	if (!mr->map.pages || !mr->staged.pages) {
 		mr_destroy(dev, mr);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -194,23 +201,29 @@ struct ib_mr *irn_mr_alloc(struct ib_pd *pd, enum ib_mr_type type,
 	mr->ib_mr.rkey = mr->ib_mr.lkey;
 	return &mr->ib_mr;
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_mr_alloc);
 
 static int set_page(struct ib_mr *ibmr, u64 addr)
 {
 	struct irn_mr *mr = to_irn_mr(ibmr);
 
-	if (mr->npages >= mr->max_pages)
+	if (mr->staged.npages >= mr->max_pages)
 		return -ENOMEM;
-	mr->pages[mr->npages++] = addr;
+	mr->staged.pages[mr->staged.npages++] = addr;
 	return 0;
 }
 
 /**
  * irn_mr_map_sg() - ib_device_ops.map_mr_sg
- * @ibmr: fast-registration MR, not valid
+ * @ibmr: fast-registration MR
  * @sg: scatterlist of kernel memory
  * @sg_nents: entries in @sg
  * @sg_offset: offset into the first entry, updated
+ *
+ * The pages are staged for the next REG_MR: consumers map an MR while its
+ * previous registration is still valid (rdma_rw posts the invalidation
+ * in the same chain as the registration), and keys keep reaching the
+ * pages they were registered with until then.
  *
  * Context: any, does not sleep.
  * Return: entries mapped.
@@ -221,12 +234,13 @@ int irn_mr_map_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	struct irn_mr *mr = to_irn_mr(ibmr);
 	int n;
 
-	mr->npages = 0;
+	mr->staged.npages = 0;
 	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, set_page);
-	mr->page_shift = ilog2(ibmr->page_size);
-	mr->offset = ibmr->iova & (ibmr->page_size - 1);
+	mr->staged.page_shift = ilog2(ibmr->page_size);
+	mr->staged.offset = ibmr->iova & (ibmr->page_size - 1);
 	return n;
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_mr_map_sg);
 
 /**
  * irn_mr_dereg() - ib_device_ops.dereg_mr
@@ -247,6 +261,7 @@ int irn_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 	mr_destroy(to_irn_dev(ibmr->device), mr);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_mr_dereg);
 
 /**
  * irn_mr_lookup() - find an MR by key, for the datapath
@@ -381,6 +396,7 @@ struct irn_mr *irn_mr_lookup_remote(struct irn_dev *dev, u32 rkey,
 	mw_put(mw);
 	return mr;
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_mr_lookup_remote);
 
 /**
  * irn_mr_put() - drop a reference from irn_mr_lookup()
@@ -393,6 +409,7 @@ void irn_mr_put(struct irn_mr *mr)
 	if (refcount_dec_and_test(&mr->key.refs))
 		complete(&mr->key.done);
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_mr_put);
 
 /**
  * irn_mr_check() - may this access use this MR
@@ -409,7 +426,7 @@ void irn_mr_put(struct irn_mr *mr)
 enum ib_wc_status irn_mr_check(struct irn_mr *mr, struct ib_pd *pd,
 			       int access, u64 iova, u64 len)
 {
-	u64 start = mr->ib_mr.iova;
+	u64 start = mr->map.iova;
 
 	if (!READ_ONCE(mr->valid) || mr->ib_mr.pd != pd)
 		return IB_WC_LOC_PROT_ERR;
@@ -418,8 +435,8 @@ enum ib_wc_status irn_mr_check(struct irn_mr *mr, struct ib_pd *pd,
 	if (mr->kind == IRN_MR_DMA)
 		return IB_WC_SUCCESS;
 	/* Written so that no sum can overflow. */
-	if (iova < start || len > mr->ib_mr.length ||
-	    iova - start > mr->ib_mr.length - len)
+	if (iova < start || len > mr->map.length ||
+	    iova - start > mr->map.length - len)
 		return IB_WC_LOC_PROT_ERR;
 	return IB_WC_SUCCESS;
 }
@@ -434,16 +451,16 @@ static void *mr_addr(struct irn_mr *mr, u64 iova, u32 *room)
 		*room = U32_MAX;
 		return (void *)(uintptr_t)iova;
 	}
-	page_size = 1ULL << mr->page_shift;
-	off = iova - mr->ib_mr.iova + mr->offset;
-	idx = off >> mr->page_shift;
+	page_size = 1ULL << mr->map.page_shift;
+	off = iova - mr->map.iova + mr->map.offset;
+	idx = off >> mr->map.page_shift;
 	off &= page_size - 1;
-	if (WARN_ON_ONCE(idx >= mr->npages)) {
+	if (WARN_ON_ONCE(idx >= mr->map.npages)) {
 		*room = 0;
 		return NULL;
 	}
 	*room = page_size - off;
-	return (void *)(uintptr_t)(mr->pages[idx] + off);
+	return (void *)(uintptr_t)(mr->map.pages[idx] + off);
 }
 
 /**
@@ -519,6 +536,7 @@ u64 *irn_mr_atomic_addr(struct irn_mr *mr, u64 iova)
 		return NULL;
 	return mr_addr(mr, iova, &room);
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_mr_atomic_addr);
 
 static enum ib_wc_status copy_sge(struct irn_dev *dev, struct ib_pd *pd,
 				  const struct rxe_sge *sge, u32 sge_off,
@@ -597,20 +615,35 @@ enum ib_wc_status irn_mr_copy_sges(struct irn_dev *dev, struct ib_pd *pd,
  * @access: IB_ACCESS_* flags
  *
  * Context: any; from the requester.
- * Return: 0 or -EINVAL.
+ * Return: 0, or -EINVAL (also for an MR still valid or under a window: it
+ * must be invalidated, and its windows unbound, first).
  */
 int irn_mr_fast_register(struct irn_mr *mr, u32 key, int access)
 {
 	if (mr->kind != IRN_MR_FAST || (key >> 8) != (mr->ib_mr.lkey >> 8) ||
 	    (access & ~IRN_MR_ALL_ACCESS))
 		return -EINVAL;
+	/*
+	 * Only an invalid MR with no window registers again: a window
+	 * bound to it would otherwise reach the new pages with its old key.
+	 */
+	if (READ_ONCE(mr->valid) || atomic_read(&mr->windows))
+		return -EINVAL;
 	mr->access = access;
 	mr->ib_mr.lkey = key;
 	mr->ib_mr.rkey = key;
+	memcpy(mr->map.pages, mr->staged.pages,
+	       mr->staged.npages * sizeof(u64));
+	mr->map.npages = mr->staged.npages;
+	mr->map.page_shift = mr->staged.page_shift;
+	mr->map.offset = mr->staged.offset;
+	mr->map.iova = mr->ib_mr.iova;
+	mr->map.length = mr->ib_mr.length;
 	/* Publish the new state before the key becomes usable. */
 	smp_store_release(&mr->valid, true);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_mr_fast_register);
 
 /**
  * irn_mr_invalidate() - LOCAL_INV, or SEND_WITH_INV from the peer
@@ -623,7 +656,7 @@ int irn_mr_fast_register(struct irn_mr *mr, u32 key, int access)
  *
  * Context: any.
  * Return: 0, or -EINVAL if @key names no fast-registration MR or type 2
- * window of @pd.
+ * window of @pd, or an MR that windows are bound to.
  */
 int irn_mr_invalidate(struct irn_dev *dev, u32 key, struct ib_pd *pd)
 {
@@ -647,13 +680,16 @@ int irn_mr_invalidate(struct irn_dev *dev, u32 key, struct ib_pd *pd)
 		mw_put(mw);
 		return err;
 	}
-	if (mr->kind == IRN_MR_FAST && mr->ib_mr.pd == pd) {
+	/* Not under a bound window, which would outlive the mapping. */
+	if (mr->kind == IRN_MR_FAST && mr->ib_mr.pd == pd &&
+	    !atomic_read(&mr->windows)) {
 		WRITE_ONCE(mr->valid, false);
 		err = 0;
 	}
 	irn_mr_put(mr);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_mr_invalidate);
 
 /**
  * irn_mw_alloc() - ib_device_ops.alloc_mw
@@ -684,6 +720,7 @@ int irn_mw_alloc(struct ib_mw *ibmw, struct ib_udata *udata)
 	ibmw->rkey = index << 8 | get_random_u8();
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_mw_alloc);
 
 /**
  * irn_mw_dealloc() - ib_device_ops.dealloc_mw
@@ -706,6 +743,7 @@ int irn_mw_dealloc(struct ib_mw *ibmw)
 	mw_release_mr(mw->mr);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_mw_dealloc);
 
 static bool bind_allowed(struct irn_mw *mw, struct irn_mr *mr,
 			 struct ib_pd *pd, const struct rxe_send_wr *wr)
@@ -789,3 +827,4 @@ out_put_mw:
 	mw_put(mw);
 	return status;
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_mw_bind);

@@ -34,17 +34,36 @@ struct irn_key {
 };
 
 /**
+ * struct irn_mr_map - what an MR's addresses translate to
+ * @iova: first byte
+ * @length: bytes
+ * @pages: kernel virtual address of each page (user and fast MRs)
+ * @npages: pages in use
+ * @page_shift: log2 of the page size of @pages
+ * @offset: offset of @iova in the first page
+ */
+struct irn_mr_map {
+	u64			iova;
+	u64			length;
+	u64			*pages;
+	u32			npages;
+	u32			page_shift;
+	u32			offset;
+};
+
+/**
  * struct irn_mr - a memory region
- * @ib_mr: the RDMA core's MR; lkey, rkey, iova, length, pd
+ * @ib_mr: the RDMA core's MR; lkey, rkey, pd, and the iova and length a
+ *	   consumer maps a fast MR to (not what keys reach: see @map)
  * @kind: what backs it
  * @valid: keys may be used; cleared by invalidation (fast MRs)
  * @access: IB_ACCESS_* granted
  * @umem: pinned user memory (user MRs)
- * @pages: kernel virtual address of each page (user and fast MRs)
- * @npages: pages in use
- * @max_pages: room in @pages
- * @page_shift: log2 of the page size of @pages
- * @offset: offset of @ib_mr.iova in the first page
+ * @map: what the keys reach while @valid
+ * @staged: a fast MR's pages as irn_mr_map_sg() left them, which the
+ *	    next REG_MR work request makes @map: mapping pages changes
+ *	    nothing that a key reaches, as on a NIC
+ * @max_pages: room in @map.pages and @staged.pages
  * @key: key table entry; its kind is never IRN_MW
  * @windows: memory windows bound to this MR
  * @rcu: the MR is freed after a grace period, as lookups are lockless
@@ -57,11 +76,9 @@ struct irn_mr {
 	bool			valid;
 	int			access;
 	struct ib_umem		*umem;
-	u64			*pages;
-	u32			npages;
+	struct irn_mr_map	map;
+	struct irn_mr_map	staged;
 	u32			max_pages;
-	u32			page_shift;
-	u32			offset;
 	struct rcu_head		rcu;
 };
 
