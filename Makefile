@@ -12,6 +12,7 @@
 #                   the debug kernel, kunit:SUITE.CASE)
 #   make check-full every test whole, both kernels (the release gate)
 #   make check-debug  every test on the KASAN/lockdep/kmemleak kernel
+#   make check-6.12 the CI tier's integration tests on Debian's 6.12 line
 #   make lint       checkpatch --strict, sparse and W=1
 #   make bench      stock rdma_rxe against irn, side by side, with ratios
 #   make incast     N senders through a switch guest to one receiver, per
@@ -30,7 +31,7 @@ KDIR ?= $(KDIR_DEBIAN)
 endif
 
 .PHONY: all module modules clean install dkms-install lint deps check kunit \
-	integration check-full check-debug demo compare bench incast help
+	integration check-full check-debug check-6.12 demo compare bench incast help
 
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 DKMS_SRC := /usr/src/irn-$(DKMS_VERSION)
@@ -80,6 +81,11 @@ check-full:
 check-debug:
 	scripts/check.sh --tier full --debug $(T)
 
+# KUnit and the debug kernel are the harness's own 6.1 builds: not here.
+check-6.12:
+	IRN_KERNEL_LINE=6.12 IRN_CHECK_DEBUG=0 \
+		scripts/check.sh --tier ci --integration-only $(T)
+
 demo:
 	scripts/demo.sh
 
@@ -93,4 +99,4 @@ incast:
 	scripts/incast.sh $(INCAST_ARGS)
 
 help:
-	@sed -n '3,23p' Makefile
+	@sed -n '3,24p' Makefile

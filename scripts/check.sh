@@ -505,8 +505,12 @@ main() {
 	fi
 	irn_guest_lock "scripts/check.sh --tier $TIER${FILTER:+ $FILTER}"
 	step_deps
+	irn_debian_kernel
+	[[ -n $IRN_DEBIAN_KVER ]] ||
+		irn_die "no Debian $IRN_KERNEL_LINE kernel with image, modules and headers is installed"
 	RUN=$(irn_run_dir)
 	irn_log "results: $RUN (deadline in $DEADLINE s)"
+	irn_log "Debian's kernel: $IRN_DEBIAN_KVER"
 	if [[ $DO_INTEG == 1 ]]; then
 		run_integration
 	elif [[ $DO_KUNIT == 1 ]]; then

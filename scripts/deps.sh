@@ -28,6 +28,10 @@ PACKAGES=(
 	gnuplot-nox
 )
 
+# Debian's 6.12 line, for make check-6.12 (IRN_KERNEL_LINE=6.12)
+[[ $IRN_KERNEL_LINE != 6.12 ]] ||
+	PACKAGES+=(linux-image-6.12-amd64 linux-headers-6.12-amd64)
+
 missing_packages() {
 	local p st
 	for p in "${PACKAGES[@]}"; do

@@ -14,19 +14,30 @@ IRN_RESULTS=${IRN_RESULTS:-$IRN_ROOT/results}
 IRN_GUEST_LOCK=${IRN_GUEST_LOCK:-/run/lock/irn-guest-jobs.lock}
 # The guests' cable (scripts/vm.sh start_guests): unix or tcp.
 IRN_CABLE=${IRN_CABLE:-unix}
-# Debian's stock 6.1 kernel: the newest one with image, modules and headers.
+# Debian's kernel the guests boot: the newest of line IRN_KERNEL_LINE with
+# image, modules and headers installed.  6.1 is Debian 12's own; 6.12 is
+# the newer line Debian 12 offers and Debian 13 ships (make check-6.12).
+IRN_KERNEL_LINE=${IRN_KERNEL_LINE:-6.1}
 irn_find_debian_kver() {
 	local d v best=
-	for d in /usr/src/linux-headers-6.1.*-amd64; do
+	for d in /usr/src/linux-headers-"$IRN_KERNEL_LINE".*-amd64; do
 		v=${d#/usr/src/linux-headers-}
 		[[ -f /boot/vmlinuz-$v && -d /lib/modules/$v ]] || continue
 		best=$(printf '%s\n%s\n' "$best" "$v" | sed '/^$/d' | sort -V | tail -n1)
 	done
-	printf '%s\n' "${best:-6.1.0-57-amd64}"
+	[[ -n $best || $IRN_KERNEL_LINE != 6.1 ]] || best=6.1.0-57-amd64
+	printf '%s\n' "$best"
 }
-IRN_DEBIAN_KVER=${IRN_DEBIAN_KVER:-$(irn_find_debian_kver)}
-IRN_DEBIAN_KDIR=${IRN_DEBIAN_KDIR:-/usr/src/linux-headers-$IRN_DEBIAN_KVER}
-IRN_DEBIAN_BZIMAGE=${IRN_DEBIAN_BZIMAGE:-/boot/vmlinuz-$IRN_DEBIAN_KVER}
+# irn_debian_kernel: IRN_DEBIAN_KVER, _KDIR and _BZIMAGE, each unless the
+# caller set it; none while no kernel of the line is installed (the
+# scripts call it again after scripts/deps.sh).
+irn_debian_kernel() {
+	IRN_DEBIAN_KVER=${IRN_DEBIAN_KVER:-$(irn_find_debian_kver)}
+	[[ -n $IRN_DEBIAN_KVER ]] || return 0
+	IRN_DEBIAN_KDIR=${IRN_DEBIAN_KDIR:-/usr/src/linux-headers-$IRN_DEBIAN_KVER}
+	IRN_DEBIAN_BZIMAGE=${IRN_DEBIAN_BZIMAGE:-/boot/vmlinuz-$IRN_DEBIAN_KVER}
+}
+irn_debian_kernel
 IRN_LINUX_SOURCE_TARBALL=${IRN_LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 IRN_LINUX_SOURCE_PKG=linux-source-6.1
 
