@@ -858,6 +858,14 @@ static enum comp_state do_nak(struct irn_qp *qp, struct sk_buff *skb,
 			retire(qp, w, IB_WC_RNR_RETRY_EXC_ERR);
 			break;
 		}
+		/*
+		 * The peer is there and answers: the RNR retry count, not
+		 * the transport's, measures its wait (seven: for ever), so
+		 * no timeout runs while the RNR timer does, and one that
+		 * expired before this NAK is stale (handle_timeout()).
+		 */
+		qp->comp.progress_ns = ktime_get_ns();
+		hrtimer_try_to_cancel(&qp->comp.rto);
 		start_rnr_wait(qp, syndrome);
 		break;
 	case IRN_AETH_NAK:

@@ -54,6 +54,15 @@
  *	must succeed; use-after-free at destroy is again the debug
  *	kernel's to find.
  *
+ * rnr-wait
+ *	An RC send to a QP with no receive posted is answered with RNR
+ *	NAKs; with rnr_retry = 7 the sender retries for ever (IBTA), and
+ *	the transport's retry count (retry_cnt, local ACK timeout T) is not
+ *	spent meanwhile: the peer answers.  A sends 64 bytes to B with
+ *	T = 67 ms, B posts its receive only RNR_WAIT_MS (about 45 T)
+ *	later; the send must then complete with success, not with
+ *	"transport retry counter exceeded", and the data must arrive.
+ *
  *   irn_qpcheck -d DEV [-g GID_INDEX] [-s STEP[,STEP...]] [-n N] [-v]
  */
 
@@ -86,6 +95,8 @@
 #define BUSY_WRS	32
 #define BUSY_LEN	(64 * 1024)
 #define BUSY_PAUSE_US	500
+#define RNR_LEN		64
+#define RNR_WAIT_MS	3000	/* about 45 local ACK timeouts of 67 ms */
 #define PSN_A		0x1234
 #define PSN_B		0x5678
 #define WHY_LEN		512
@@ -1306,6 +1317,80 @@ static int step_destroy_busy(struct qpcheck *qc, int iters)
 	return ret;
 }
 
+/* Step rnr-wait: see the top of the file. */
+static int step_rnr_wait(struct qpcheck *qc, int iters)
+{
+	const struct rc_cfg cfg = {
+		.name_a = "A",
+		.name_b = "B (receives late)",
+		.cap_a = { .max_send_wr = 4, .max_send_sge = 1,
+			   .max_recv_wr = 1, .max_recv_sge = 1 },
+		.cap_b = { .max_send_wr = 1, .max_send_sge = 1,
+			   .max_recv_wr = 4, .max_recv_sge = 1 },
+		.len_a = RNR_LEN,
+		.len_b = RNR_LEN,
+		.cqe = 8,
+		.timeout = 14,
+		.state_b = IBV_QPS_RTS,
+	};
+	struct ibv_sge sa = { .length = RNR_LEN }, sb = { .length = RNR_LEN };
+	struct ibv_send_wr swr = {
+		.wr_id = 1, .sg_list = &sa, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_recv_wr rwr = { .wr_id = 2, .sg_list = &sb, .num_sge = 1 };
+	struct ibv_send_wr *bad_s;
+	struct ibv_recv_wr *bad_r;
+	struct rc_pair p;
+	struct ibv_wc wc;
+	int ret = -1, err, n;
+	long bad;
+
+	(void)iters;
+	if (pair_setup(qc, &p, &cfg))
+		goto out;
+	sa.addr = (uintptr_t)p.ra.buf;
+	sa.lkey = p.ra.mr->lkey;
+	sb.addr = (uintptr_t)p.rb.buf;
+	sb.lkey = p.rb.mr->lkey;
+	fill(p.ra.buf, RNR_LEN, 3);
+	err = ibv_post_send(p.a, &swr, &bad_s);
+	if (err) {
+		fail_err(qc, verb_err(err), "post SEND");
+		goto out;
+	}
+	/* B is not ready: nothing may complete, whatever the wait. */
+	n = poll_wait(p.cq_a, &wc, 1, RNR_WAIT_MS);
+	if (n < 0) {
+		fail(qc, "ibv_poll_cq failed during the RNR wait");
+		goto out;
+	}
+	if (n) {
+		fail(qc, "SEND completed with %s (%d) before B posted a receive",
+		     ibv_wc_status_str(wc.status), wc.status);
+		goto out;
+	}
+	note(qc, "no completion in %d ms of RNR NAKs", RNR_WAIT_MS);
+	err = ibv_post_recv(p.b, &rwr, &bad_r);
+	if (err) {
+		fail_err(qc, verb_err(err), "post RECV");
+		goto out;
+	}
+	if (expect_wc(qc, p.cq_a, 1, "SEND after the RNR wait", &wc) ||
+	    expect_wc(qc, p.cq_b, 2, "RECV after the RNR wait", &wc))
+		goto out;
+	bad = check(p.rb.buf, RNR_LEN, 3);
+	if (bad >= 0) {
+		fail(qc, "SEND: byte %ld of %d is wrong", bad, RNR_LEN);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (pair_teardown(qc, &p))
+		ret = -1;
+	return ret;
+}
+
 struct step {
 	const char *name;
 	int (*run)(struct qpcheck *qc, int iters);
@@ -1318,6 +1403,7 @@ static const struct step steps[] = {
 	{ "ud-error-sqe", step_ud_error_sqe, 1 },
 	{ "modify-av-race", step_modify_av_race, 2000 },
 	{ "destroy-busy", step_destroy_busy, 200 },
+	{ "rnr-wait", step_rnr_wait, 1 },
 };
 
 static void run_step(struct qpcheck *qc, const struct step *st)

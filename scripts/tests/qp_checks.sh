@@ -16,6 +16,9 @@
 #   modify-av-race  two threads replace the AV of a QP in SQD while its
 #                   responder ACKs a stream of RDMA WRITEs
 #   destroy-busy    QPs with timeout 1 destroyed under 32 x 64 KiB WRITEs
+#   rnr-wait        a SEND answered with RNR NAKs for 3 s (45 local ACK
+#                   timeouts) completes once the receive is posted: an
+#                   RNR wait does not spend the transport's retry count
 #
 # Then qperf, as a user would run it, in loopback through rdma_cm: its
 # bandwidth tests create QPs with an empty receive or send queue.
@@ -53,7 +56,7 @@ qpcheck_run()
 	[[ $rc -eq 0 ]] ||
 		failed+=("irn_qpcheck ${args[*]} exited with $rc; failed steps: $(grep '^FAIL' <<<"$out" | tr '\n' ';')")
 }
-qpcheck_run -s zero-rq,ah-foreign-pd,ud-error-sqe,modify-av-race
+qpcheck_run -s zero-rq,ah-foreign-pd,ud-error-sqe,modify-av-race,rnr-wait
 # destroy-busy takes about 0.6 s a round on the debug kernel under TCG
 qpcheck_run -s destroy-busy -n "$(irn_by_tier 200 25)"
 
