@@ -25,6 +25,7 @@ void irn_flow_init(struct irn_flow *f, u32 cap)
 	f->cap = cap ?: IRN_FLOW_DEFAULT_CAP;
 	f->srtt_ns = 0;
 	f->rttvar_ns = 0;
+	minmax_reset(&f->rtt_max, jiffies, 0);
 	f->reo_q = IRN_FLOW_REO_MIN_Q;
 	f->reo_calm = 0;
 	f->reo_grown = false;
@@ -373,10 +374,13 @@ bool irn_flow_hold(const struct irn_flow *f, struct hrtimer *timer,
 	return true;
 }
 
-/* RFC 6298's estimator. */
+/* RFC 6298's estimator, and the longest RTT of the last while. */
 static void rtt_sample(struct irn_flow *f, u64 rtt_ns)
 {
 	u64 err;
+
+	minmax_running_max(&f->rtt_max, IRN_FLOW_RTT_MAX_WIN, jiffies,
+			   min_t(u64, div_u64(rtt_ns, NSEC_PER_USEC), U32_MAX));
 
 	if (!f->srtt_ns) {
 		f->srtt_ns = rtt_ns;
@@ -515,6 +519,20 @@ void irn_flow_on_reorder(struct irn_flow *f)
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_reorder);
 
+/*
+ * A quarter more than the longest RTT of the last IRN_FLOW_RTT_MAX_WIN.
+ * RFC 6298's rttvar forgets a late ACK within a few calm samples, so on
+ * a host whose vCPUs stall now and then, each stall would fire a timeout
+ * early: a timeout shorter than an RTT the path has just shown resends a
+ * packet that is merely late.
+ */
+static u64 rtt_tail_ns(const struct irn_flow *f)
+{
+	u64 max_ns = (u64)minmax_get(&f->rtt_max) * NSEC_PER_USEC;
+
+	return max_ns + max_ns / 4;
+}
+
 /**
  * irn_flow_rto_ns() - retransmission timeout from the RTT estimate
  * @f: flow state
@@ -522,14 +540,16 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_reorder);
  * @ceil_ns: longest timeout allowed
  *
  * Context: any.
- * Return: srtt + 4 * rttvar clamped to [@floor_ns, @ceil_ns]; @floor_ns
- * before the first RTT sample.
+ * Return: srtt + 4 * rttvar, or 1.25 times the longest RTT of the last
+ * IRN_FLOW_RTT_MAX_WIN if that is longer, clamped to [@floor_ns,
+ * @ceil_ns]; @floor_ns before the first RTT sample.
  */
 u64 irn_flow_rto_ns(const struct irn_flow *f, u64 floor_ns, u64 ceil_ns)
 {
 	if (!f->srtt_ns)
 		return floor_ns;
-	return clamp(f->srtt_ns + 4 * f->rttvar_ns, floor_ns, ceil_ns);
+	return clamp(max(f->srtt_ns + 4 * f->rttvar_ns, rtt_tail_ns(f)),
+		     floor_ns, ceil_ns);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_rto_ns);
 
@@ -544,8 +564,10 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_rto_ns);
  * With IRN_FLOW_RTO_LOW_PKTS or fewer packets in flight no later packet
  * can reveal a loss, so a short timeout (srtt + 2 * rttvar) recovers the
  * tail; otherwise the selective acknowledgments do the work and the
- * timeout is the usual srtt + 4 * rttvar.  Neither goes beyond 4T, the
- * longest IBTA allows; before the first RTT sample both are T.
+ * timeout is the usual srtt + 4 * rttvar.  Neither is shorter than 1.25
+ * times the longest RTT of the last IRN_FLOW_RTT_MAX_WIN, nor longer
+ * than 4T, the longest IBTA allows; before the first RTT sample both
+ * are T.
  *
  * Context: any.
  * Return: the timeout in ns.
@@ -561,7 +583,7 @@ u64 irn_flow_irn_rto_ns(const struct irn_flow *f, u32 inflight,
 		rto = max(low_floor_ns, f->srtt_ns + 2 * f->rttvar_ns);
 	else
 		rto = max(high_floor_ns, f->srtt_ns + 4 * f->rttvar_ns);
-	return min(rto, 4 * ib_t_ns);
+	return min(max(rto, rtt_tail_ns(f)), 4 * ib_t_ns);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_irn_rto_ns);
 

@@ -32,6 +32,7 @@
 #include <linux/ktime.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/win_minmax.h>
 
 #include "irn_cc.h"
 
@@ -52,6 +53,8 @@
  * @cap: packets allowed in flight
  * @srtt_ns: smoothed RTT, 0 before the first sample
  * @rttvar_ns: RTT variation
+ * @rtt_max: the longest RTT, in us, of the last IRN_FLOW_RTT_MAX_WIN
+ *	     (a windowed max filter over jiffies)
  * @reo_q: reordering window, in quarters of @srtt_ns
  * @reo_calm: loss episodes since the window last grew
  * @reo_grown: the window grew in the current loss episode
@@ -71,6 +74,7 @@ struct irn_flow {
 	u32	cap;
 	u64	srtt_ns;
 	u64	rttvar_ns;
+	struct minmax rtt_max;
 	u32	reo_q;
 	u32	reo_calm;
 	bool	reo_grown;
@@ -91,6 +95,13 @@ struct irn_flow {
 		} delay;
 	};
 };
+
+/*
+ * How long a QP remembers its longest RTT (see irn_flow_irn_rto_ns()):
+ * the stalls of a virtual machine's vCPU, which make an ACK late, recur
+ * over seconds.
+ */
+#define IRN_FLOW_RTT_MAX_WIN	(10 * HZ)
 
 /* Reordering window: 1.25 srtt, up to 2 srtt after spurious resends. */
 #define IRN_FLOW_REO_MIN_Q	5

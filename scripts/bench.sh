@@ -23,7 +23,8 @@
 # the N runs (not with the nvme_* workloads, whose target holds the
 # device).
 # BENCH_TRACE=1 in the environment saves irn's tracepoints per run;
-# BENCH_IRN_PARAMS="cap=256" passes module parameters to the irn driver.
+# BENCH_IRN_PARAMS="cap=256" passes module parameters to the irn driver;
+# BENCH_LAT_ITERS sets the latency workloads' round trips (2000).
 # The guests' cable is a Unix socket; IRN_CABLE=tcp uses QEMU's TCP
 # socket netdev instead (scripts/vm.sh), whose Nagle adds up to 40 ms to
 # small request-reply exchanges.
@@ -71,6 +72,7 @@ run_driver() {
 		--env "BENCH_DRIVER=$drv" --env "BENCH_ROUNDS=${ROUNDS:-1}" \
 		--env "BENCH_NETEM=$NETEM" \
 		--env "BENCH_SECONDS=$SECONDS_PER" \
+		--env "BENCH_LAT_ITERS=${BENCH_LAT_ITERS:-2000}" \
 		--env "BENCH_WORKLOADS=$WORKLOADS" \
 		--env "BENCH_TRACE=${BENCH_TRACE:-0}" \
 		--env "BENCH_IRN_PARAMS=${BENCH_IRN_PARAMS:-}" \

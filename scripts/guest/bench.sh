@@ -16,7 +16,8 @@
 # below; nvme_randread and nvme_randwrite are NVMe over Fabrics with fio,
 # IOPS in bw_MBps and p99 in lat_p99_us), BENCH_SECONDS; BENCH_TRACE=1 also saves the irn tracepoints of
 # each run to $IRN_GUEST_OUT/TAG-WORKLOAD.trace (irn drivers only);
-# BENCH_IRN_PARAMS adds module parameters for the irn driver ("cap=256").
+# BENCH_IRN_PARAMS adds module parameters for the irn driver ("cap=256");
+# BENCH_LAT_ITERS, the latency workloads' round trips (2000).
 # TAG-WORKLOAD.cpu-a and .cpu-b hold how busy (%) each guest's vCPU was
 # during the run, in all and in the kernel: under TCG a busy vCPU, not the
 # cable, is the bottleneck.
@@ -168,8 +169,8 @@ workload_cmd() {
 	send_bw) echo "ib_send_bw -s 65536 -D $secs" ;;
 	write_bw_q4) echo "ib_write_bw -s 65536 -D $secs -q 4" ;;
 	atomic_bw) echo "ib_atomic_bw -D $secs" ;;
-	write_lat) echo "ib_write_lat -s 64 -n 2000" ;;
-	send_lat) echo "ib_send_lat -s 64 -n 2000" ;;
+	write_lat) echo "ib_write_lat -s 64 -n ${BENCH_LAT_ITERS:-2000}" ;;
+	send_lat) echo "ib_send_lat -s 64 -n ${BENCH_LAT_ITERS:-2000}" ;;
 	nvme_randread | nvme_randwrite) echo "$1" ;;
 	*) return 1 ;;
 	esac
