@@ -3,9 +3,11 @@
  * Device lifetime.
  *
  * `rdma link add NAME type irn netdev DEV` reaches irn_newlink(), which
- * creates and registers one RDMA device on an Ethernet netdev.  Devices go
- * away by `rdma link delete`, when their netdev is unregistered, or at module
- * unload; in every case the RDMA core calls irn_dealloc_driver() last.
+ * creates and registers one RDMA device on an Ethernet netdev, in the
+ * network namespace the netdev is in (irn_net.c).  Devices go away by
+ * `rdma link delete`, when their netdev is unregistered or leaves the
+ * namespace, or at module unload; in every case the RDMA core calls
+ * irn_dealloc_driver() last.
  *
  * irn registers as RDMA_DRIVER_RXE so that rdma-core's rxe provider drives
  * it, which means core lookups by driver id also find stock rxe devices:
@@ -19,7 +21,10 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/rcupdate.h>
+#include <linux/rtnetlink.h>
 #include <net/addrconf.h>
+#include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>
 #include <uapi/rdma/ib_user_verbs.h>
@@ -28,6 +33,7 @@
 #include "irn_dev.h"
 #include "irn_device.h"
 #include "irn_mcast.h"
+#include "irn_net.h"
 #include "irn_tunables.h"
 #include "irn_verbs.h"
 
@@ -118,6 +124,38 @@ static int check_netdev(const char *name, struct net_device *ndev)
 	return 0;
 }
 
+/*
+ * The namespace @ndev is in, referenced, or NULL if it is being deleted.
+ * The netdev may be moving to another namespace meanwhile: whichever one
+ * this finds, netdev_stayed() checks it once the device is registered.
+ */
+static struct net *netdev_net_get(struct net_device *ndev)
+{
+	struct net *net;
+
+	rcu_read_lock();
+	net = maybe_get_net(dev_net(ndev));
+	rcu_read_unlock();
+	return net;
+}
+
+/*
+ * Whether @dev's netdev is still registered in @dev's namespace.  The
+ * netdev notifier takes a registered device down when its netdev is
+ * unregistered or moved, both under RTNL; one that went while the device
+ * was being registered found nothing to take down.
+ */
+static bool netdev_stayed(struct irn_dev *dev)
+{
+	bool stayed;
+
+	rtnl_lock();
+	stayed = dev->ndev->reg_state == NETREG_REGISTERED &&
+		 net_eq(dev_net(dev->ndev), dev->net);
+	rtnl_unlock();
+	return stayed;
+}
+
 static void init_ib_device(struct irn_dev *dev)
 {
 	struct ib_device *ibdev = &dev->ib_dev;
@@ -141,23 +179,35 @@ static void init_ib_device(struct irn_dev *dev)
  * @name: RDMA device name asked for
  * @ndev: Ethernet netdev to bind to
  *
- * Context: process context, may sleep.  Called under the RDMA core's
- * link_ops lock (read), which module unload takes for writing, so no device
- * is created while irn unloads.
+ * The device lives in @ndev's network namespace; the RoCEv2 port there is
+ * bound with the namespace's first device.
+ *
+ * Context: process context, may sleep; takes RTNL.  Called under the RDMA
+ * core's link_ops lock (read), which module unload takes for writing, so
+ * no device is created while irn unloads.
  * Return: 0 or a negative errno, with the reason in the kernel log.
  */
 static int irn_newlink(const char *name, struct net_device *ndev)
 {
 	struct irn_dev *dev;
+	struct net *net;
 	int err;
 
+	net = netdev_net_get(ndev);
+	if (!net) {
+		pr_err("the network namespace of %s is being deleted\n",
+		       ndev->name);
+		return -ENODEV;
+	}
 	err = check_netdev(name, ndev);
 	if (err)
-		return err;
+		goto err_put_net;
 
 	dev = ib_alloc_device(irn_dev, ib_dev);
-	if (!dev)
-		return -ENOMEM;
+	if (!dev) {
+		err = -ENOMEM;
+		goto err_put_net;
+	}
 	INIT_LIST_HEAD(&dev->list);
 	xa_init_flags(&dev->mr_keys, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
@@ -172,6 +222,10 @@ static int irn_newlink(const char *name, struct net_device *ndev)
 		err = -ENOMEM;
 		goto err_dealloc_device;
 	}
+	err = irn_net_get(net);
+	if (err)
+		goto err_dealloc_device;
+	dev->net = net;
 	init_ib_device(dev);
 	dev->port_state = irn_port_state(dev);
 
@@ -184,20 +238,37 @@ static int irn_newlink(const char *name, struct net_device *ndev)
 	list_add_tail(&dev->list, &irn_devices);
 	mutex_unlock(&irn_devices_lock);
 
+	/* Once registered it may be unregistered and freed by anyone. */
+	get_device(&dev->ib_dev.dev);
 	err = ib_register_device(&dev->ib_dev, name, NULL);
 	if (err) {
 		pr_err("registering %s on %s failed: %d\n", name, ndev->name,
 		       err);
-		goto err_dealloc_device;
+		goto err_put_device;
+	}
+	if (!netdev_stayed(dev)) {
+		pr_err("%s was removed or changed namespace while %s was added on it\n",
+		       ndev->name, name);
+		/* Calls irn_dealloc_driver() too. */
+		ib_unregister_device(&dev->ib_dev);
+		put_device(&dev->ib_dev.dev);
+		err = -ENODEV;
+		goto err_put_net;
 	}
 	irn_debugfs_add_dev(dev);
 	ibdev_info(&dev->ib_dev, "added on %s (mode %s)\n", ndev->name,
 		   irn_mode_name(dev->tun.mode));
+	put_device(&dev->ib_dev.dev);
+	put_net(net);
 	return 0;
 
+err_put_device:
+	put_device(&dev->ib_dev.dev);
 err_dealloc_device:
 	/* Calls irn_dealloc_driver(), which undoes everything above. */
 	ib_dealloc_device(&dev->ib_dev);
+err_put_net:
+	put_net(net);
 	return err;
 }
 
@@ -206,7 +277,9 @@ err_dealloc_device:
  * @ibdev: device
  *
  * The last thing the RDMA core does with a device, after unregistration or
- * a failed registration; the memory is freed by the core afterwards.
+ * a failed registration; the memory is freed by the core afterwards.  The
+ * device lets go of its namespace before its netdev: a namespace being
+ * deleted waits for its netdevs, and so for this, before irn_net.c's exit.
  *
  * Context: process context, may sleep.
  */
@@ -225,6 +298,8 @@ static void irn_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&dev->qps);
 	irn_mcast_cleanup(dev);
 	free_percpu(dev->stats);
+	if (dev->net)
+		irn_net_put(dev->net);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
 }
 

@@ -12,8 +12,8 @@
 
 #include "irn_debugfs.h"
 #include "irn_device.h"
+#include "irn_net.h"
 #include "irn_task.h"
-#include "irn_udp.h"
 
 #if !IS_ENABLED(CONFIG_INFINIBAND_VIRT_DMA)
 #error "irn needs CONFIG_INFINIBAND_VIRT_DMA"
@@ -30,16 +30,16 @@ static int __init irn_init(void)
 	err = irn_task_module_init();
 	if (err)
 		goto err_debugfs_exit;
-	err = irn_udp_init();
+	err = irn_net_init();
 	if (err)
 		goto err_task_exit;
 	err = irn_device_init();
 	if (err)
-		goto err_udp_exit;
+		goto err_net_exit;
 	return 0;
 
-err_udp_exit:
-	irn_udp_exit();
+err_net_exit:
+	irn_net_exit();
 err_task_exit:
 	irn_task_module_exit();
 err_debugfs_exit:
@@ -52,7 +52,7 @@ static void __exit irn_exit(void)
 	irn_device_exit();
 	/* Address vectors freed after a grace period (irn_av_free()). */
 	rcu_barrier();
-	irn_udp_exit();
+	irn_net_exit();
 	irn_task_module_exit();
 	irn_debugfs_exit();
 }

@@ -17,6 +17,12 @@
  * after that finds NULL and only drops its references.  The socket itself
  * is freed with its last packet, and while any packet is out the module
  * cannot be unloaded (rmmod says it is in use).
+ *
+ * The socket is created in the device's network namespace, the one its
+ * packets are routed in, and holds no reference to it (a kernel socket):
+ * the QP is destroyed before its device lets go of the namespace
+ * (irn_net.c).  A released socket that packets still hold touches the
+ * namespace no more when it is freed.
  */
 
 #include <linux/module.h>
@@ -36,7 +42,7 @@
 
 /**
  * irn_txsock_create() - give a new QP its transmit socket
- * @qp: QP being created
+ * @qp: QP being created, its device set
  *
  * Context: process context, may sleep.
  * Return: 0 or a negative errno.
@@ -45,7 +51,7 @@ int irn_txsock_create(struct irn_qp *qp)
 {
 	int err;
 
-	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, 0,
+	err = sock_create_kern(qp->dev->net, AF_INET, SOCK_DGRAM, 0,
 			       &qp->tx_sock);
 	if (err)
 		return err;

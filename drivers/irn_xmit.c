@@ -6,11 +6,14 @@
  * front; the engines fill the BTH, extended headers and payload; irn_xmit()
  * routes it (through the address vector's route cache), pushes UDP and IP
  * headers, computes the ICRC over the final IP header and hands it to
- * ip_local_out() or ip6_local_out().
+ * ip_local_out() or ip6_local_out().  Routing and output are the device's
+ * network namespace's (irn_dev.net), whichever process or kernel consumer
+ * posted the work.
  *
  * Packets between two addresses of the same host go through the loopback
- * device like any local traffic and come back in through the UDP port; the
- * receive side finds the device from the destination address.
+ * device of the namespace like any local traffic and come back in through
+ * the namespace's UDP port; the receive side finds the device from the
+ * destination address.
  */
 
 #include <linux/ip.h>
@@ -80,7 +83,7 @@ static struct dst_entry *route4(struct irn_dev *dev, struct irn_av *av,
 	dst = dst_cache_get(&av->dst_cache);
 	if (dst)
 		return dst;
-	rt = ip_route_output_key(&init_net, &fl);
+	rt = ip_route_output_key(dev->net, &fl);
 	if (IS_ERR(rt))
 		return NULL;
 	dst_cache_set_ip4(&av->dst_cache, &rt->dst, saddr);
@@ -102,10 +105,32 @@ static struct dst_entry *route6(struct irn_dev *dev, struct irn_av *av)
 	dst = dst_cache_get(&av->dst_cache);
 	if (dst)
 		return dst;
-	dst = ipv6_stub->ipv6_dst_lookup_flow(&init_net, NULL, &fl, NULL);
+	dst = ipv6_stub->ipv6_dst_lookup_flow(dev->net, NULL, &fl, NULL);
 	if (IS_ERR(dst))
 		return NULL;
 	dst_cache_set_ip6(&av->dst_cache, dst, &av->saddr);
+	return dst;
+}
+
+/*
+ * The route to @av in the device's namespace, or NULL.  A netdev that has
+ * moved to another namespace took its device down (NETDEV_UNREGISTER); the
+ * device sends nothing until it is gone, since its netdev's interface
+ * index may name another netdev of dev->net by now.
+ */
+static struct dst_entry *route(struct irn_dev *dev, struct irn_av *av)
+{
+	struct dst_entry *dst;
+
+	if (unlikely(!net_eq(dev_net(dev->ndev), dev->net)))
+		return NULL;
+	local_bh_disable();
+	if (av->family == AF_INET)
+		dst = route4(dev, av, av->saddr.s6_addr32[3],
+			     av->daddr.s6_addr32[3]);
+	else
+		dst = route6(dev, av);
+	local_bh_enable();
 	return dst;
 }
 
@@ -123,8 +148,8 @@ static void push_udp(struct sk_buff *skb, const struct irn_av *av)
 	uh->check = 0;
 }
 
-static void push_ip4(struct sk_buff *skb, const struct irn_av *av, u8 tos,
-		     struct dst_entry *dst)
+static void push_ip4(struct net *net, struct sk_buff *skb,
+		     const struct irn_av *av, u8 tos)
 {
 	struct iphdr *iph;
 
@@ -140,7 +165,7 @@ static void push_ip4(struct sk_buff *skb, const struct irn_av *av, u8 tos,
 	iph->protocol = IPPROTO_UDP;
 	iph->saddr = av->saddr.s6_addr32[3];
 	iph->daddr = av->daddr.s6_addr32[3];
-	__ip_select_ident(dev_net(dst->dev), iph, 1);
+	__ip_select_ident(net, iph, 1);
 	iph->check = 0;
 }
 
@@ -184,13 +209,7 @@ int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb,
 	struct dst_entry *dst;
 	int err;
 
-	local_bh_disable();
-	if (av->family == AF_INET)
-		dst = route4(dev, av, av->saddr.s6_addr32[3],
-			     av->daddr.s6_addr32[3]);
-	else
-		dst = route6(dev, av);
-	local_bh_enable();
+	dst = route(dev, av);
 	skb->protocol = av->family == AF_INET ? htons(ETH_P_IP) :
 						htons(ETH_P_IPV6);
 	if (!dst) {
@@ -203,7 +222,7 @@ int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb,
 
 	push_udp(skb, av);
 	if (av->family == AF_INET)
-		push_ip4(skb, av, tos, dst);
+		push_ip4(dev->net, skb, av, tos);
 	else
 		push_ip6(skb, av, tos);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
@@ -211,9 +230,9 @@ int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb,
 
 	irn_dev_count(dev, IRN_CNT_SENT_PKTS);
 	if (av->family == AF_INET)
-		err = ip_local_out(&init_net, skb->sk, skb);
+		err = ip_local_out(dev->net, skb->sk, skb);
 	else
-		err = ip6_local_out(&init_net, skb->sk, skb);
+		err = ip6_local_out(dev->net, skb->sk, skb);
 	if (!net_xmit_eval(err))
 		return 0;
 	irn_dev_count(dev, IRN_CNT_SEND_DROPPED);

@@ -67,6 +67,9 @@ struct irn_tunables {
  * @attr: device attributes reported by query_device
  * @ndev: the netdev, referenced for the device's whole life
  * @ndev_tracker: tracks that reference
+ * @net: the network namespace @ndev was in when the device was created;
+ *	 the device sends and receives in it.  Not a counted reference: the
+ *	 namespace waits for the device to be freed (irn_net.c)
  * @port_state: last port state reported to the RDMA core, so that events
  *		are dispatched on changes only; written under RTNL
  * @stats: per-CPU port counters
@@ -95,6 +98,7 @@ struct irn_dev {
 	struct ib_device_attr	attr;
 	struct net_device	*ndev;
 	netdevice_tracker	ndev_tracker;
+	struct net		*net;
 	enum ib_port_state	port_state;
 	struct irn_counters __percpu *stats;
 	struct xarray		mr_keys;
