@@ -16,7 +16,8 @@
  *
  * A response packet goes through a small state machine:
  *
- *   CHECK_PSN -> CHECK_OP -> (READ | ATOMIC | ACK | NAK) -> DONE
+ *   CHECK_PSN -> CHECK_OP -> (READ | ATOMIC | ATOMIC_WRITE | ACK | NAK)
+ *   -> DONE
  *
  * each handler returning the next state.
  */
@@ -51,6 +52,7 @@ enum comp_state {
 	COMP_CHECK_OP,
 	COMP_READ,
 	COMP_ATOMIC,
+	COMP_ATOMIC_WRITE,
 	COMP_ACK,
 	COMP_NAK,
 	COMP_DONE,
@@ -67,6 +69,31 @@ static bool is_atomic_wqe(const struct irn_swqe *w)
 {
 	return w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	       w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Its reply is an empty RDMA READ Response Only (IBTA 1.5). */
+static bool is_atomic_write_wqe(const struct irn_swqe *w)
+{
+	return w->opcode == IRN_WR_ATOMIC_WRITE;
+}
+
+/*
+ * Answered by a reply: reads, atomics and atomic writes, which the
+ * responder executes in order and keeps as responder resources.  With IRN
+ * on, the reply is what delivers their PSNs, and an acknowledgment that
+ * passes one unanswered says its reply was lost.
+ */
+static bool has_reply(const struct irn_swqe *w)
+{
+	return w->opcode == IB_WR_RDMA_READ || is_atomic_wqe(w) ||
+	       is_atomic_write_wqe(w);
+}
+
+/* Is @pkt, a read response, the reply of the atomic write @w? */
+static bool aw_reply_ok(const struct irn_swqe *w, const struct irn_pkt *pkt)
+{
+	return pkt->opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY &&
+	       !pkt->paylen && pkt->psn == w->first_psn;
 }
 
 /*
@@ -134,6 +161,8 @@ static enum ib_wc_opcode wc_opcode(u32 wr_opcode)
 		return IB_WC_COMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case IRN_WR_ATOMIC_WRITE:
+		return IRN_WC_ATOMIC_WRITE;
 	case IB_WR_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
 	case IB_WR_REG_MR:
@@ -280,8 +309,14 @@ static bool ack_until(struct irn_qp *qp, u32 psn)
 			partial_ack(qp, w, psn);
 			return true;
 		}
-		/* An ACK past an unanswered read or atomic: its reply is lost. */
-		if (w->opcode == IB_WR_RDMA_READ || w->rd_credit)
+		/*
+		 * An ACK past an unanswered read or atomic: its reply is lost.
+		 * Not an atomic write's: its reply carries nothing, and the
+		 * responder goes in order, so the ACK says it was stored (stock
+		 * rxe's completer takes it so too).
+		 */
+		if (w->opcode == IB_WR_RDMA_READ ||
+		    (w->rd_credit && !is_atomic_write_wqe(w)))
 			return false;
 		/*
 		 * An RTT sample only from the WQE this ACK answers: one
@@ -333,12 +368,17 @@ static enum comp_state check_op(struct irn_qp *qp, struct sk_buff *skb,
 	if ((pkt->flags & IRN_HDR_AETH) &&
 	    (aeth_syndrome(skb, pkt) & IRN_AETH_TYPE_MASK) != IRN_AETH_ACK)
 		return COMP_NAK;
-	/* IRN places responses by PSN, whichever WQE they belong to. */
+	/*
+	 * IRN places responses by PSN, whichever WQE they belong to; a read
+	 * response that answers an atomic write is found so (irn_do_read()).
+	 */
 	if (irn_qp_irn_on(qp))
 		return pkt->flags & IRN_OP_READ ? COMP_READ :
 		       pkt->flags & IRN_OP_ATOMIC ? COMP_ATOMIC : COMP_ACK;
 	*wp = w;
 	if (pkt->flags & IRN_OP_READ) {
+		if (w && is_atomic_write_wqe(w))
+			return COMP_ATOMIC_WRITE;
 		if (!w || w->opcode != IB_WR_RDMA_READ)
 			return COMP_DONE;
 		return COMP_READ;
@@ -428,15 +468,14 @@ static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 		struct irn_swqe *w = irn_qp_wqe_in_flight(qp, i, next);
 
 		/* A request is seen only if it was sent at all. */
-		if (w && (w->opcode == IB_WR_RDMA_READ || is_atomic_wqe(w)) &&
+		if (w && has_reply(w) &&
 		    sv && irn_psn_before(w->first_psn, sent) &&
 		    sacked(sv, w->first_psn))
 			irn_sb_seen(sb, w->first_psn,
 				    irn_psn_before(w->last_psn, sent) ?
 				    wqe_psns(w) : irn_psn_diff(sent, w->first_psn),
 				    true);
-		if (w && (w->opcode == IB_WR_RDMA_READ || is_atomic_wqe(w)) &&
-		    !irn_psn_after(w->last_psn, cum))
+		if (w && has_reply(w) && !irn_psn_after(w->last_psn, cum))
 			irn_sb_executed(sb, w->first_psn, wqe_psns(w), now);
 		if (!w || w->rd_credit)
 			continue;
@@ -478,12 +517,15 @@ static void irn_advance(struct irn_qp *qp)
 			 * when its own packets arrive: reads sample at their
 			 * first response, sends and writes per
 			 * acknowledgment (irn_deliver_reply(), mark_acked()).
-			 * Atomics have no other sample than this one.
+			 * Atomics and atomic writes have no other sample than
+			 * this one.
 			 */
 			irn_flow_on_ack(&qp->flow,
 					irn_psn_diff(w->last_psn,
 						     qp->comp.psn) + 1,
-					is_atomic_wqe(w) && !w->resent ?
+					(is_atomic_wqe(w) ||
+					 is_atomic_write_wqe(w)) &&
+					!w->resent ?
 					ktime_get_ns() - w->sent_ns : 0);
 			irn_progress(qp, irn_psn_add(w->last_psn, 1));
 			retire(qp, w, w->status);
@@ -648,7 +690,8 @@ static enum comp_state irn_do_ack(struct irn_qp *qp, struct sk_buff *skb,
 
 /*
  * Place the reply to @psn (a read response or an atomic's original value)
- * at @offset of its WQE's buffers, once, and count the PSN delivered.
+ * at @offset of its WQE's buffers, once, and count the PSN delivered.  An
+ * atomic write's reply has nothing to place: @data is NULL.
  */
 static void irn_deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 			      u32 index, u32 psn, struct irn_copy *data,
@@ -671,15 +714,17 @@ static void irn_deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 	if (dup)
 		return;
 	irn_flow_on_ack(&qp->flow, 0, rtt);
-	status = irn_mr_copy_sges(qp->dev, qp->ib_qp.pd,
-				  irn_qp_sq_slot(qp, index)->dma.sge,
-				  w->num_sge, offset, data, len, true);
-	if (status != IB_WC_SUCCESS)
-		w->status = status;
+	if (data) {
+		status = irn_mr_copy_sges(qp->dev, qp->ib_qp.pd,
+					  irn_qp_sq_slot(qp, index)->dma.sge,
+					  w->num_sge, offset, data, len, true);
+		if (status != IB_WC_SUCCESS)
+			w->status = status;
+	}
 	spin_lock_bh(&qp->irn.sb_lock);
 	/* The responder executed everything before the read or atomic. */
 	mark_acked(qp, irn_psn_add(w->first_psn, -1), NULL);
-	if (w->opcode == IB_WR_RDMA_READ || is_atomic_wqe(w))
+	if (has_reply(w))
 		irn_sb_seen(&qp->irn.sb, w->first_psn, wqe_psns(w), false);
 	if (w->opcode == IB_WR_RDMA_READ)
 		irn_sb_overtaken(&qp->irn.sb, w->first_psn, psn,
@@ -699,6 +744,8 @@ static enum comp_state irn_do_read(struct irn_qp *qp, struct sk_buff *skb,
 	u32 index, offset;
 
 	w = irn_qp_wqe_of_psn(qp, pkt->psn, &index);
+	if (w && is_atomic_write_wqe(w))
+		return COMP_ATOMIC_WRITE;
 	if (!w || w->opcode != IB_WR_RDMA_READ)
 		return COMP_DONE;
 	offset = irn_psn_diff(pkt->psn, w->first_psn) * qp->mtu;
@@ -722,6 +769,23 @@ static enum comp_state irn_do_atomic(struct irn_qp *qp, struct sk_buff *skb,
 	if (!w || !is_atomic_wqe(w))
 		return COMP_DONE;
 	irn_deliver_reply(qp, w, index, pkt->psn, &data, 0, sizeof(orig));
+	return COMP_DONE;
+}
+
+/*
+ * An atomic write's reply, an empty RDMA READ Response Only at its PSN:
+ * the write is done, the WQE retires once the holes before it fill.
+ */
+static enum comp_state irn_do_atomic_write(struct irn_qp *qp,
+					   struct irn_pkt *pkt)
+{
+	struct irn_swqe *w;
+	u32 index;
+
+	w = irn_qp_wqe_of_psn(qp, pkt->psn, &index);
+	if (!w || !is_atomic_write_wqe(w) || !aw_reply_ok(w, pkt))
+		return COMP_DONE;
+	irn_deliver_reply(qp, w, index, pkt->psn, NULL, 0, 0);
 	return COMP_DONE;
 }
 
@@ -812,6 +876,22 @@ static enum comp_state do_atomic(struct irn_qp *qp, struct irn_swqe *w,
 				  w->num_sge, 0, &data, sizeof(orig), true);
 	progress(qp, irn_psn_add(pkt->psn, 1));
 	retire(qp, w, status);
+	return COMP_DONE;
+}
+
+/*
+ * Go-back-N: the reply of the atomic write at the head completes it, as
+ * an ACK at or past its PSN does (ack_until()).
+ */
+static enum comp_state do_atomic_write(struct irn_qp *qp, struct irn_swqe *w,
+				       struct irn_pkt *pkt)
+{
+	if (!ack_until(qp, irn_psn_add(w->first_psn, -1)))
+		return COMP_DONE;
+	if (!is_atomic_write_wqe(w) || !aw_reply_ok(w, pkt))
+		return COMP_DONE;
+	progress(qp, irn_psn_add(pkt->psn, 1));
+	retire(qp, w, IB_WC_SUCCESS);
 	return COMP_DONE;
 }
 
@@ -910,6 +990,11 @@ static void handle_response(struct irn_qp *qp, struct sk_buff *skb)
 			state = irn_qp_irn_on(qp) ?
 				irn_do_atomic(qp, skb, pkt) :
 				do_atomic(qp, w, skb, pkt);
+			break;
+		case COMP_ATOMIC_WRITE:
+			state = irn_qp_irn_on(qp) ?
+				irn_do_atomic_write(qp, pkt) :
+				do_atomic_write(qp, w, pkt);
 			break;
 		case COMP_ACK:
 			state = irn_qp_irn_on(qp) ? irn_do_ack(qp, skb, pkt) :

@@ -91,6 +91,11 @@ static const struct irn_opcode_info irn_opcodes[256] = {
 		"RC_SEND_LAST_WITH_INVALIDATE", SEND_LAST | IRN_HDR_IETH },
 	[IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE] = {
 		"RC_SEND_ONLY_WITH_INVALIDATE", SEND_ONLY | IRN_HDR_IETH },
+	/* its 8 bytes are a payload, a single packet's */
+	[IRN_OPCODE_RC_ATOMIC_WRITE] = {
+		"RC_ATOMIC_WRITE",
+		IRN_OP_REQ | IRN_OP_ATOMIC_WRITE | IRN_OP_PAYLOAD | IRN_OP_ONLY |
+		IRN_HDR_RETH },
 
 	IRN_CONNECTED_OPS(UC),
 

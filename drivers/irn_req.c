@@ -57,14 +57,32 @@ static bool opcode_allowed(const struct irn_qp *qp, u32 opcode)
 	/* REG_MR names a kernel MR by pointer: never from a user ring. */
 	if (opcode == IB_WR_REG_MR)
 		return !qp->user && !irn_qp_is_ud(qp);
+	/*
+	 * ATOMIC WRITE is RC only, and has its 8 bytes in the WQE, where the
+	 * rxe provider puts them; struct ib_send_wr has no place for them.
+	 */
+	if (opcode == IRN_WR_ATOMIC_WRITE)
+		return qp->user && irn_qp_is_rc(qp);
 	return opcode < 32 && (allowed & BIT(opcode));
 }
 
+/* Requests whose reply is data: they carry no payload of their own. */
 static bool is_read_or_atomic(u32 opcode)
 {
 	return opcode == IB_WR_RDMA_READ ||
 	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * Requests the responder keeps a resource for (to answer a duplicate
+ * without executing it again): each holds one of the QP's max_rd_atomic
+ * credits until it completes, and a fenced WQE waits for them.  An
+ * ATOMIC WRITE is one, as IBTA 1.5 and stock rxe have it.
+ */
+static bool takes_rd_credit(u32 opcode)
+{
+	return is_read_or_atomic(opcode) || opcode == IRN_WR_ATOMIC_WRITE;
 }
 
 /* Messages that consume a receive WQE at the responder. */
@@ -79,6 +97,28 @@ static bool is_atomic(u32 opcode)
 {
 	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * ATOMIC WRITE: the rxe provider writes its 8 bytes into the WQE itself,
+ * where inline data goes (dma.atomic_wr in 6.2's rdma_user_rxe.h, the
+ * same bytes as dma.inline_data), with dma.length 8 and no SGE.  They are
+ * taken once: a retransmission sends what was posted.  The send queue's
+ * slots hold at least one SGE (init_rings()), so the 8 bytes are inside
+ * the slot.
+ */
+static enum ib_wc_status snapshot_atomic_write(const struct irn_qp *qp,
+					       const struct rxe_send_wqe *slot,
+					       struct irn_swqe *w)
+{
+	if (READ_ONCE(slot->dma.length) != IRN_ATOMIC_WRITE_LEN)
+		return IB_WC_LOC_LEN_ERR;
+	if (qp->sq.max_inline < IRN_ATOMIC_WRITE_LEN)
+		return IB_WC_LOC_QP_OP_ERR;
+	BUILD_BUG_ON(sizeof(w->aw_data) != IRN_ATOMIC_WRITE_LEN);
+	memcpy(&w->aw_data, slot->dma.inline_data, IRN_ATOMIC_WRITE_LEN);
+	w->length = IRN_ATOMIC_WRITE_LEN;
+	return IB_WC_SUCCESS;
 }
 
 /* Sum of the SGE lengths, read from the (possibly hostile) ring once. */
@@ -150,6 +190,8 @@ static enum ib_wc_status snapshot(struct irn_qp *qp, u32 index,
 	w->state = IRN_SWQE_SENDING;
 	if (!opcode_allowed(qp, w->opcode))
 		return IB_WC_LOC_QP_OP_ERR;
+	if (w->opcode == IRN_WR_ATOMIC_WRITE)
+		return snapshot_atomic_write(qp, slot, w);
 
 	num_sge = READ_ONCE(slot->dma.num_sge);
 	if (w->send_flags & IB_SEND_INLINE) {
@@ -173,7 +215,8 @@ static enum ib_wc_status snapshot(struct irn_qp *qp, u32 index,
 
 static u32 wqe_packets(const struct irn_qp *qp, const struct irn_swqe *w)
 {
-	if (is_atomic(w->opcode) || irn_swqe_is_local(w))
+	if (is_atomic(w->opcode) || w->opcode == IRN_WR_ATOMIC_WRITE ||
+	    irn_swqe_is_local(w))
 		return 1;
 	return max_t(u32, DIV_ROUND_UP(w->length, qp->mtu), 1);
 }
@@ -407,7 +450,7 @@ static enum req_state check_window(struct irn_qp *qp, struct irn_swqe *w)
 	if (first && (w->send_flags & IB_SEND_FENCE) &&
 	    atomic_read(&qp->req.rd_atomic) && !w->rd_credit)
 		return REQ_DONE_IDLE;
-	if (is_read_or_atomic(w->opcode) && !w->rd_credit) {
+	if (takes_rd_credit(w->opcode) && !w->rd_credit) {
 		if (atomic_read(&qp->req.rd_atomic) >= qp->max_rd_atomic)
 			return REQ_DONE_IDLE;
 		atomic_inc(&qp->req.rd_atomic);
@@ -457,6 +500,8 @@ static u8 wire_opcode(const struct irn_qp *qp, const struct irn_swqe *w,
 		return base | IB_OPCODE_COMPARE_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return base | IB_OPCODE_FETCH_ADD;
+	case IRN_WR_ATOMIC_WRITE:
+		return IRN_OPCODE_RC_ATOMIC_WRITE;
 	default:
 		return base | send[pos];
 	}
@@ -526,6 +571,10 @@ static enum ib_wc_status fill_payload(struct irn_qp *qp, u32 index,
 	const struct rxe_send_wqe *slot = irn_qp_sq_slot(qp, index);
 	struct irn_copy data = { .buf = buf };
 
+	if (w->opcode == IRN_WR_ATOMIC_WRITE) {
+		memcpy(buf, &w->aw_data, len);
+		return IB_WC_SUCCESS;
+	}
 	if (w->send_flags & IB_SEND_INLINE) {
 		memcpy(buf, slot->dma.inline_data + offset, len);
 		return IB_WC_SUCCESS;

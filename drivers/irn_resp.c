@@ -6,7 +6,7 @@
  * the next state:
  *
  *   CHECK_PSN -> CHECK_SEQ -> CHECK_ACCESS -> (SEND | WRITE | READ |
- *   ATOMIC) -> COMPLETE -> ACK -> DONE
+ *   ATOMIC | ATOMIC_WRITE) -> COMPLETE -> ACK -> DONE
  *
  * with NAK, RNR and DROP as the ways out.  Standard RoCEv2 delivery is in
  * order: a packet past the expected PSN earns one PSN sequence NAK and is
@@ -21,11 +21,12 @@
  *
  * A send or write is placed wherever its PSN falls in the receiver window
  * and recorded there; completions, the MSN and the expected PSN then move
- * over the window in order.  Reads and atomics are executed in order only
- * (they must see every earlier write): one that arrives early is held in
- * the window, and runs when the window drains up to it.  Every request
- * that arrives out of order is answered by an ACK carrying a SACK of the
- * window; in-order requests get a plain ACK while the window holds none.
+ * over the window in order.  Reads, atomics and atomic writes are executed
+ * in order only (they must see, or follow, every earlier write): one that
+ * arrives early is held in the window, and runs when the window drains up
+ * to it.  Every request that arrives out of order is answered by an ACK
+ * carrying a SACK of the window; in-order requests get a plain ACK while
+ * the window holds none.
  */
 
 #include <linux/ip.h>
@@ -75,6 +76,7 @@ enum resp_state {
 	RESP_WRITE,
 	RESP_READ,
 	RESP_ATOMIC,
+	RESP_ATOMIC_WRITE,
 	RESP_DUPLICATE,
 	RESP_COMPLETE,
 	RESP_ACK,
@@ -324,7 +326,8 @@ static enum resp_state check_access(struct resp_ctx *c)
 	u32 flags = c->pkt->flags;
 	int need = flags & IRN_OP_WRITE ? IB_ACCESS_REMOTE_WRITE :
 		   flags & IRN_OP_READ ? IB_ACCESS_REMOTE_READ :
-		   flags & IRN_OP_ATOMIC ? IB_ACCESS_REMOTE_ATOMIC : 0;
+		   flags & IRN_OP_ATOMIC ? IB_ACCESS_REMOTE_ATOMIC :
+		   flags & IRN_OP_ATOMIC_WRITE ? IB_ACCESS_REMOTE_WRITE : 0;
 
 	if (irn_qp_is_ud(c->qp)) {
 		struct irn_deth *deth = ext_hdr(c, IRN_HDR_DETH);
@@ -338,9 +341,13 @@ static enum resp_state check_access(struct resp_ctx *c)
 		return RESP_SEND;
 	if (flags & IRN_OP_WRITE)
 		return RESP_WRITE;
+	if (!irn_qp_is_rc(c->qp))
+		return RESP_DROP;
 	if (flags & IRN_OP_READ)
-		return irn_qp_is_rc(c->qp) ? RESP_READ : RESP_DROP;
-	return irn_qp_is_rc(c->qp) ? RESP_ATOMIC : RESP_DROP;
+		return RESP_READ;
+	if (flags & IRN_OP_ATOMIC_WRITE)
+		return RESP_ATOMIC_WRITE;
+	return RESP_ATOMIC;
 }
 
 /* Take the next receive WQE for a new message. */
@@ -787,6 +794,127 @@ static enum resp_state do_atomic(struct resp_ctx *c)
 }
 
 /*
+ * An atomic write's reply: an RDMA READ Response Only without payload, as
+ * IBTA 1.5 has it and stock rxe sends and expects.
+ */
+static void send_atomic_write_reply(struct irn_qp *qp, u32 psn)
+{
+	struct sk_buff *skb;
+
+	skb = new_response(qp, IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY, psn,
+			   IRN_AETH_CREDIT_INVALID, 0);
+	if (skb)
+		xmit_response(qp, skb);
+}
+
+/*
+ * Execute the atomic write at @psn: store @value, the request's 8 bytes
+ * as they came, at @va, which @rkey must grant remote write access to
+ * (the access stock rxe asks too); keep it as a responder resource, so
+ * that a duplicate is answered without storing again, and send its reply.
+ * The store is one aligned 64-bit store: a reader sees the old 8 bytes or
+ * the new ones, never a mix; it is a release, ordered after every earlier
+ * request's data; and it takes the atomics' lock, so that it never lands
+ * inside a compare-and-swap or fetch-and-add on the same word.  The caller
+ * has counted the request in the MSN.
+ * Return: 0, -EINVAL if @va is misaligned, -EACCES if @rkey grants no
+ * such access.
+ */
+static int execute_atomic_write(struct irn_qp *qp, u32 psn, u32 rkey, u64 va,
+				u64 value)
+{
+	struct irn_resp_res *res;
+	struct irn_mr *mr;
+	u64 *addr;
+
+	if (va & 7)
+		return -EINVAL;
+	mr = get_rkey(qp, rkey, IB_ACCESS_REMOTE_WRITE, va,
+		      IRN_ATOMIC_WRITE_LEN);
+	if (!mr)
+		return -EACCES;
+	addr = irn_mr_atomic_addr(mr, va);
+	if (!addr || !IS_ALIGNED((uintptr_t)addr, sizeof(*addr))) {
+		irn_mr_put(mr);
+		return addr ? -EINVAL : -EACCES;
+	}
+	spin_lock_bh(&qp->dev->atomic_lock);
+	/* Release: whatever was placed before it is visible first. */
+	smp_store_release(addr, value);
+	spin_unlock_bh(&qp->dev->atomic_lock);
+	irn_mr_put(mr);
+
+	res = new_resource(qp);
+	res->opcode = IRN_OPCODE_RC_ATOMIC_WRITE;
+	res->first_psn = psn;
+	res->last_psn = psn;
+	send_atomic_write_reply(qp, psn);
+	return 0;
+}
+
+/*
+ * The shape of an atomic write: a RETH for exactly 8 bytes and those 8
+ * bytes, unpadded, as payload.  Their value, as they came, in @value.
+ */
+static bool atomic_write_value(struct resp_ctx *c, u64 *value)
+{
+	struct irn_reth *reth = ext_hdr(c, IRN_HDR_RETH);
+
+	BUILD_BUG_ON(sizeof(*value) != IRN_ATOMIC_WRITE_LEN);
+	return be32_to_cpu(reth->len) == IRN_ATOMIC_WRITE_LEN &&
+	       c->pkt->paylen == IRN_ATOMIC_WRITE_LEN && !c->pkt->pad &&
+	       !skb_copy_bits(c->skb, c->pkt->hdr_len, value,
+			      IRN_ATOMIC_WRITE_LEN);
+}
+
+static enum resp_state do_atomic_write(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+	struct irn_reth *reth = ext_hdr(c, IRN_HDR_RETH);
+	u64 value;
+	int err;
+
+	if (!qp->max_dest_rd_atomic || !atomic_write_value(c, &value))
+		return bad_request(c);
+	qp->resp.epsn = irn_psn_add(c->pkt->psn, 1);
+	qp->resp.msn++;
+	err = execute_atomic_write(qp, c->pkt->psn, be32_to_cpu(reth->rkey),
+				   be64_to_cpu(reth->va), value);
+	if (!err)
+		return RESP_DONE;
+	qp->resp.epsn = c->pkt->psn;
+	qp->resp.msn--;
+	return err == -EINVAL ? bad_request(c) : rkey_error(c);
+}
+
+/*
+ * A duplicate atomic or atomic write is answered again only from the
+ * responder resource it left, never executed twice: the same request
+ * (opcode and PSN) gets the same reply.  One no resource holds any more
+ * is dropped; its requester has already had its reply.
+ */
+static enum resp_state duplicate_atomic(struct resp_ctx *c)
+{
+	struct irn_qp *qp = c->qp;
+	u32 i;
+
+	for (i = 0; i < resources(qp); i++) {
+		const struct irn_resp_res *res = &qp->resp.res[i];
+
+		/* Reads are resources too: the same request only. */
+		if (res->opcode != c->pkt->opcode ||
+		    res->first_psn != c->pkt->psn)
+			continue;
+		if (res->opcode == IRN_OPCODE_RC_ATOMIC_WRITE)
+			send_atomic_write_reply(qp, res->first_psn);
+		else
+			send_atomic_ack(qp, res->first_psn, res->atomic_orig);
+		return RESP_DONE;
+	}
+	return RESP_DROP;
+}
+
+/*
  * A duplicate read is answered only if it repeats (the rest of) a read
  * kept as a responder resource: same key, the address and length that its
  * PSN gives within that read.  Anything else costs the peer a packet and
@@ -822,24 +950,11 @@ static enum resp_state duplicate_read(struct resp_ctx *c)
 static enum resp_state do_duplicate(struct resp_ctx *c)
 {
 	struct irn_qp *qp = c->qp;
-	u32 i;
 
 	if (c->pkt->flags & IRN_OP_READ)
 		return duplicate_read(c);
-	if (c->pkt->flags & IRN_OP_ATOMIC) {
-		for (i = 0; i < resources(qp); i++) {
-			struct irn_resp_res *res = &qp->resp.res[i];
-
-			/* Reads are resources too: the same atomic only. */
-			if (res->opcode == c->pkt->opcode &&
-			    res->first_psn == c->pkt->psn) {
-				send_atomic_ack(qp, res->first_psn,
-						res->atomic_orig);
-				break;
-			}
-		}
-		return RESP_DONE;
-	}
+	if (c->pkt->flags & (IRN_OP_ATOMIC | IRN_OP_ATOMIC_WRITE))
+		return duplicate_atomic(c);
 	send_ack(qp, IRN_AETH_CREDIT_INVALID,
 		 irn_psn_add(qp->resp.epsn, -1));
 	return RESP_DONE;
@@ -887,14 +1002,14 @@ static enum resp_state irn_check(struct resp_ctx *c)
 	c->irn = true;
 	if (diff < 0) {
 		irn_dev_count(qp->dev, IRN_CNT_DUP_REQ);
-		if (pkt->flags & (IRN_OP_READ | IRN_OP_ATOMIC))
+		if (pkt->flags & IRN_OP_RD_ATOMIC)
 			return RESP_DUPLICATE;
 		irn_dev_count(qp->dev, IRN_CNT_IRN_DUP);
 		c->sack = true;
 		c->dsack = true;
 		return RESP_DONE;
 	}
-	if (pkt->flags & (IRN_OP_READ | IRN_OP_ATOMIC) && !diff)
+	if (pkt->flags & IRN_OP_RD_ATOMIC && !diff)
 		return RESP_CHECK_ACCESS;
 	switch (irn_rxwin_check(&qp->resp.win, qp->resp.epsn, pkt->psn)) {
 	case IRN_RXW_OUTSIDE:
@@ -908,7 +1023,7 @@ static enum resp_state irn_check(struct resp_ctx *c)
 	case IRN_RXW_NEW:
 		break;
 	}
-	if (pkt->flags & (IRN_OP_READ | IRN_OP_ATOMIC))
+	if (pkt->flags & IRN_OP_RD_ATOMIC)
 		return RESP_IRN_HOLD;
 	/* Full-MTU packets except the last of a message. */
 	if (pkt->paylen > qp->mtu ||
@@ -1068,9 +1183,14 @@ static enum resp_state irn_place(struct resp_ctx *c)
 	return RESP_DONE;
 }
 
-/* What a read or atomic request ahead of a hole needs to run later. */
-static void held_request(struct resp_ctx *c, struct irn_rx_slot *slot)
+/*
+ * What a read, atomic or atomic write request ahead of a hole needs to run
+ * later.  Return: false if the request is malformed.
+ */
+static bool held_request(struct resp_ctx *c, struct irn_rx_slot *slot)
 {
+	struct irn_atmeth *atm;
+
 	if (c->pkt->flags & IRN_OP_READ) {
 		struct irn_reth *reth = ext_hdr(c, IRN_HDR_RETH);
 
@@ -1078,35 +1198,44 @@ static void held_request(struct resp_ctx *c, struct irn_rx_slot *slot)
 		slot->ex = be32_to_cpu(reth->rkey);
 		slot->va = be64_to_cpu(reth->va);
 		slot->len = be32_to_cpu(reth->len);
-	} else {
-		struct irn_atmeth *atm = ext_hdr(c, IRN_HDR_ATMETH);
-
-		slot->flags = IRN_RX_ATOMIC;
-		if (c->pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP)
-			slot->flags |= IRN_RX_CAS;
-		slot->ex = get_unaligned_be32(&atm->rkey);
-		slot->va = get_unaligned_be64(&atm->va);
-		slot->swap_add = get_unaligned_be64(&atm->swap_add);
-		slot->compare = get_unaligned_be64(&atm->compare);
+		return slot->len <= IRN_MAX_MSG_SZ;
 	}
+	if (c->pkt->flags & IRN_OP_ATOMIC_WRITE) {
+		struct irn_reth *reth = ext_hdr(c, IRN_HDR_RETH);
+
+		slot->flags = IRN_RX_ATOMIC_WRITE;
+		slot->ex = be32_to_cpu(reth->rkey);
+		slot->va = be64_to_cpu(reth->va);
+		return atomic_write_value(c, &slot->swap_add);
+	}
+	atm = ext_hdr(c, IRN_HDR_ATMETH);
+	slot->flags = IRN_RX_ATOMIC;
+	if (c->pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP)
+		slot->flags |= IRN_RX_CAS;
+	slot->ex = get_unaligned_be32(&atm->rkey);
+	slot->va = get_unaligned_be64(&atm->va);
+	slot->swap_add = get_unaligned_be64(&atm->swap_add);
+	slot->compare = get_unaligned_be64(&atm->compare);
+	return true;
 }
 
 /*
- * A read or atomic request ahead of a hole: keep it in the window, to run
- * in order when the hole is filled (it must see every earlier write), and
- * let the SACK tell the requester that it arrived.
+ * A read, atomic or atomic write request ahead of a hole: keep it in the
+ * window, to run in order when the hole is filled (it must see, or follow,
+ * every earlier write), and let the SACK tell the requester that it
+ * arrived.
  */
 static enum resp_state irn_hold(struct resp_ctx *c)
 {
 	struct irn_qp *qp = c->qp;
-	int need = c->pkt->flags & IRN_OP_READ ? IB_ACCESS_REMOTE_READ :
-						 IB_ACCESS_REMOTE_ATOMIC;
+	u32 flags = c->pkt->flags;
+	int need = flags & IRN_OP_READ ? IB_ACCESS_REMOTE_READ :
+		   flags & IRN_OP_ATOMIC ? IB_ACCESS_REMOTE_ATOMIC :
+					   IB_ACCESS_REMOTE_WRITE;
 	struct irn_rx_slot slot = {};
 
-	if (!qp->max_dest_rd_atomic || !(qp->access & need))
-		return irn_reject(c, IRN_NAK_INVALID_REQ);
-	held_request(c, &slot);
-	if ((slot.flags & IRN_RX_READ) && slot.len > IRN_MAX_MSG_SZ)
+	if (!qp->max_dest_rd_atomic || !(qp->access & need) ||
+	    !held_request(c, &slot))
 		return irn_reject(c, IRN_NAK_INVALID_REQ);
 	irn_rxwin_put(&qp->resp.win, c->pkt->psn, &slot);
 	irn_dev_count(qp->dev, IRN_CNT_OOO_PLACED);
@@ -1133,6 +1262,18 @@ static void irn_run_read(struct irn_qp *qp, const struct irn_rx_slot *slot)
 	read_resource(qp, slot->va, slot->ex, slot->len, psn);
 }
 
+/*
+ * A held atomic or atomic write failed to execute (@err from
+ * execute_atomic() or execute_atomic_write()): the NAK it would have
+ * earned in order, and the QP fails.
+ */
+static void irn_held_failed(struct irn_qp *qp, u32 psn, int err)
+{
+	send_ack(qp, IRN_AETH_NAK | (err == -EINVAL ? IRN_NAK_INVALID_REQ :
+						      IRN_NAK_REM_ACCESS), psn);
+	irn_qp_error(qp);
+}
+
 /* A held atomic request is next in order: execute it now. */
 static void irn_run_atomic(struct irn_qp *qp, const struct irn_rx_slot *slot)
 {
@@ -1144,11 +1285,21 @@ static void irn_run_atomic(struct irn_qp *qp, const struct irn_rx_slot *slot)
 	qp->resp.msn++;
 	err = execute_atomic(qp, psn, opcode, slot->ex, slot->va,
 			     slot->swap_add, slot->compare);
-	if (!err)
-		return;
-	send_ack(qp, IRN_AETH_NAK | (err == -EINVAL ? IRN_NAK_INVALID_REQ :
-						      IRN_NAK_REM_ACCESS), psn);
-	irn_qp_error(qp);
+	if (err)
+		irn_held_failed(qp, psn, err);
+}
+
+/* A held atomic write is next in order: store it now. */
+static void irn_run_atomic_write(struct irn_qp *qp,
+				 const struct irn_rx_slot *slot)
+{
+	u32 psn = irn_psn_add(qp->resp.epsn, -1);
+	int err;
+
+	qp->resp.msn++;
+	err = execute_atomic_write(qp, psn, slot->ex, slot->va, slot->swap_add);
+	if (err)
+		irn_held_failed(qp, psn, err);
 }
 
 /* The message ending at @slot has arrived, and all before it: report it. */
@@ -1213,6 +1364,10 @@ static u32 drain_window(struct irn_qp *qp)
 		}
 		if (slot.flags & IRN_RX_ATOMIC) {
 			irn_run_atomic(qp, &slot);
+			continue;
+		}
+		if (slot.flags & IRN_RX_ATOMIC_WRITE) {
+			irn_run_atomic_write(qp, &slot);
 			continue;
 		}
 		if (!(slot.flags & IRN_RX_LAST))
@@ -1375,6 +1530,9 @@ static void handle_request(struct irn_qp *qp, struct sk_buff *skb)
 			break;
 		case RESP_ATOMIC:
 			state = do_atomic(&c);
+			break;
+		case RESP_ATOMIC_WRITE:
+			state = do_atomic_write(&c);
 			break;
 		case RESP_DUPLICATE:
 			state = do_duplicate(&c);

@@ -13,6 +13,7 @@
 #include <rdma/ib_mad.h>
 
 #include "irn_av.h"
+#include "irn_compat.h"
 #include "irn_counters.h"
 #include "irn_cq.h"
 #include "irn_dev.h"
@@ -88,7 +89,8 @@ void irn_verbs_init_attr(struct irn_dev *dev)
 				 IB_DEVICE_SRQ_RESIZE |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_MEM_WINDOW |
-				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
+				 IRN_DEVICE_ATOMIC_WRITE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 }
 

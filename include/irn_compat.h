@@ -28,6 +28,23 @@
 #endif
 
 /*
+ * ATOMIC WRITE (IBTA 1.5): 6.2 gave the kernel names for its work request,
+ * work completion and device capability.  The work request and completion
+ * numbers are user ABI (ib_user_verbs.h: IB_UVERBS_WR_ATOMIC_WRITE,
+ * IB_UVERBS_WC_ATOMIC_WRITE), so an older kernel still sees them in a user
+ * ring and reports them in a user CQ; it has no capability bit to set.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define IRN_WR_ATOMIC_WRITE	IB_WR_ATOMIC_WRITE
+#define IRN_WC_ATOMIC_WRITE	IB_WC_ATOMIC_WRITE
+#define IRN_DEVICE_ATOMIC_WRITE	IB_DEVICE_ATOMIC_WRITE
+#else
+#define IRN_WR_ATOMIC_WRITE	15
+#define IRN_WC_ATOMIC_WRITE	((enum ib_wc_opcode)9)
+#define IRN_DEVICE_ATOMIC_WRITE	0
+#endif
+
+/*
  * 6.11 passes ib_device_ops.create_cq the uverbs attribute bundle (NULL for
  * a kernel consumer) where it passed the provider's udata.  The driver's
  * create_cq takes a struct irn_create_cq_arg, which names whichever of the

@@ -123,6 +123,15 @@ struct irn_sackh {
 #define IRN_CNP_RSVD_LEN	16
 
 /*
+ * RC ATOMIC WRITE (IBTA 1.5): a RETH for 8 bytes, then those 8 bytes as
+ * payload, stored at once; answered like a read, by an empty RDMA READ
+ * Response Only.  The kernel's name for it (IB_OPCODE_RC_ATOMIC_WRITE)
+ * arrived in 6.2; the wire value is the standard's.
+ */
+#define IRN_OPCODE_RC_ATOMIC_WRITE	(IB_OPCODE_RC | 0x1d)
+#define IRN_ATOMIC_WRITE_LEN		8
+
+/*
  * Per-opcode flags.  The IRN_HDR_* bits name the extended headers present;
  * their numeric order is their order on the wire, which is how
  * irn_pkt_hdr_offset() finds them.
@@ -150,7 +159,14 @@ enum irn_op_flags {
 	IRN_OP_ATOMIC	= BIT(17),
 	IRN_OP_ACK	= BIT(18),
 	IRN_OP_CNP	= BIT(19),	/* congestion notification */
+	IRN_OP_ATOMIC_WRITE = BIT(20),
 };
+
+/*
+ * Requests the responder executes in order and keeps as a responder
+ * resource, and answers with a reply rather than an acknowledgment.
+ */
+#define IRN_OP_RD_ATOMIC	(IRN_OP_READ | IRN_OP_ATOMIC | IRN_OP_ATOMIC_WRITE)
 
 #define IRN_OP_ONLY	(IRN_OP_FIRST | IRN_OP_LAST)
 

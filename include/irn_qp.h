@@ -80,7 +80,10 @@ struct irn_swqe {
 	u32		ex;		/* immediate (wire order) or inv. rkey */
 	u32		rkey;
 	u64		remote_addr;
-	u64		compare_add;
+	union {
+		u64	compare_add;
+		u64	aw_data;	/* ATOMIC WRITE: its bytes, as posted */
+	};
 	u64		swap;
 	u32		ud_qpn;
 	u32		ud_qkey;
@@ -106,7 +109,10 @@ struct irn_swqe {
 	u32		mw_access;
 };
 
-/* Responder resource: a read or atomic kept for duplicate requests. */
+/*
+ * Responder resource: a read, atomic or atomic write kept for duplicate
+ * requests.
+ */
 struct irn_resp_res {
 	u8		opcode;		/* request opcode, 0 if unused */
 	u32		first_psn;

@@ -25,18 +25,21 @@ enum irn_rx_slot_flags {
 	IRN_RX_READ	= BIT(6),	/* a read request, executed in order */
 	IRN_RX_ATOMIC	= BIT(7),	/* an atomic request, likewise */
 	IRN_RX_CAS	= BIT(8),	/* ... a compare-and-swap */
+	IRN_RX_ATOMIC_WRITE = BIT(9),	/* an atomic write, likewise */
 };
 
 /**
- * struct irn_rx_slot - a placed packet, or a held read or atomic request
+ * struct irn_rx_slot - a placed packet, or a held read, atomic or atomic
+ *	write request
  * @flags: enum irn_rx_slot_flags
- * @ex: immediate data (wire order), rkey to invalidate, or a read's or
- *	atomic's rkey
- * @va: a read's or atomic's address
+ * @ex: immediate data (wire order), rkey to invalidate, or a read's,
+ *	atomic's or atomic write's rkey
+ * @va: a read's, atomic's or atomic write's address
  * @len: message length so far, i.e. offset + payload of this packet; or
  *	 a read's length
  * @rsn: receive sequence number of its message
- * @swap_add: an atomic's swap or add operand
+ * @swap_add: an atomic's swap or add operand; an atomic write's 8 bytes,
+ *	      as they came
  * @compare: a compare-and-swap's compare operand
  */
 struct irn_rx_slot {

@@ -15,6 +15,8 @@ static const struct irn_bth_fields bth_cases[] = {
 	  .mig = true, .pad = 3, .pkey = 0x8001, .qpn = 0xffffff,
 	  .psn = 0xffffff, .fecn = true, .becn = true },
 	{ .opcode = IB_OPCODE_RC_ACKNOWLEDGE, .qpn = 0, .psn = 0 },
+	{ .opcode = IRN_OPCODE_RC_ATOMIC_WRITE, .pkey = 0xffff, .qpn = 0x12,
+	  .psn = 0xabcdef, .ack_req = true },
 	{ .opcode = 0xff, .tver = 0xf, .pad = 1, .qpn = 0x800000,
 	  .psn = 0x800000 },
 };
@@ -107,6 +109,8 @@ static const struct parse_case parse_cases[] = {
 	  IRN_RX_OK, 0 },
 	{ "cmp_swap", IB_OPCODE_RC_COMPARE_SWAP, 0, 0, 12 + 28 + 4, IRN_RX_OK,
 	  0 },
+	{ "atomic_write", IRN_OPCODE_RC_ATOMIC_WRITE, 0, 0, 12 + 16 + 8 + 4,
+	  IRN_RX_OK, 8 },
 	{ "cnp", IRN_OPCODE_CNP, 0, 0, 12 + 16 + 4, IRN_RX_OK, 16 },
 	{ "cnp_short", IRN_OPCODE_CNP, 0, 0, 12 + 4, IRN_RX_BAD_LENGTH, 0 },
 	{ "cnp_long", IRN_OPCODE_CNP, 0, 0, 12 + 20 + 4, IRN_RX_BAD_LENGTH, 0 },
@@ -124,6 +128,8 @@ static const struct parse_case parse_cases[] = {
 	  IRN_RX_TRUNCATED },
 	{ "atmeth_cut_short", IB_OPCODE_RC_FETCH_ADD, 0, 0, 12 + 27 + 4,
 	  IRN_RX_TRUNCATED },
+	{ "atomic_write_reth_cut_short", IRN_OPCODE_RC_ATOMIC_WRITE, 0, 0,
+	  12 + 10 + 4, IRN_RX_TRUNCATED },
 	{ "pad_beyond_packet", IB_OPCODE_RC_SEND_LAST, 0, 3, 18,
 	  IRN_RX_TRUNCATED },
 	{ "version_1", IB_OPCODE_RC_SEND_ONLY, 1, 0, 16, IRN_RX_BAD_VERSION },
@@ -131,6 +137,9 @@ static const struct parse_case parse_cases[] = {
 	  IRN_RX_BAD_VERSION },
 	{ "opcode_rc_0x15", 0x15, 0, 0, 16, IRN_RX_BAD_OPCODE },
 	{ "opcode_0x1f", 0x1f, 0, 0, 16, IRN_RX_BAD_OPCODE },
+	{ "opcode_rc_flush", 0x1c, 0, 0, 12 + 16 + 4 + 4, IRN_RX_BAD_OPCODE },
+	{ "opcode_uc_atomic_write", IB_OPCODE_UC | 0x1d, 0, 0, 12 + 16 + 8 + 4,
+	  IRN_RX_BAD_OPCODE },
 	{ "opcode_uc_read", IB_OPCODE_UC | IB_OPCODE_RDMA_READ_REQUEST, 0, 0,
 	  32, IRN_RX_BAD_OPCODE },
 	{ "opcode_rd_send", 0x44, 0, 0, 24, IRN_RX_BAD_OPCODE },
@@ -199,6 +208,8 @@ static const struct {
 	  12 + 16 + 20 + 1024 + 4, IRN_RX_OK, 28, 48 },
 	{ "read_req_ixth", IB_OPCODE_RC_RDMA_READ_REQUEST, true, true,
 	  12 + 16 + 20 + 4, IRN_RX_OK, 28, 48 },
+	{ "atomic_write_ixth", IRN_OPCODE_RC_ATOMIC_WRITE, true, true,
+	  12 + 16 + 20 + 8 + 4, IRN_RX_OK, 28, 48 },
 	{ "ack_sack", IB_OPCODE_RC_ACKNOWLEDGE, true, true, 12 + 4 + 132 + 4,
 	  IRN_RX_OK, 16, 148 },
 	{ "ack_sack_cut_short", IB_OPCODE_RC_ACKNOWLEDGE, true, true,
@@ -279,12 +290,71 @@ static void irn_test_hdr_offsets(struct kunit *test)
 	pkt.flags = irn_opcode_flags(IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE);
 	KUNIT_EXPECT_EQ(test, irn_pkt_hdr_offset(&pkt, IRN_HDR_IETH), 12U);
 
+	pkt.flags = irn_opcode_flags(IRN_OPCODE_RC_ATOMIC_WRITE);
+	KUNIT_EXPECT_EQ(test, irn_pkt_hdr_offset(&pkt, IRN_HDR_RETH), 12U);
+	KUNIT_EXPECT_EQ(test,
+			irn_opcode_hdr_len(IRN_OPCODE_RC_ATOMIC_WRITE), 28U);
+
 	KUNIT_EXPECT_EQ(test,
 			irn_opcode_hdr_len(IB_OPCODE_RC_COMPARE_SWAP), 40U);
 	KUNIT_EXPECT_EQ(test,
 			irn_opcode_hdr_len(IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE),
 			12U);
 	KUNIT_EXPECT_EQ(test, irn_opcode_hdr_len(0x15), 0U);
+}
+
+/*
+ * An ATOMIC WRITE as a requester builds it (BTH, RETH for 8 bytes, the 8
+ * bytes) parses back to the same fields: a request of its own kind, neither
+ * an RDMA WRITE nor an atomic, whose RETH and payload are where the
+ * responder reads them.
+ */
+static void irn_test_atomic_write_round_trip(struct kunit *test)
+{
+	const u8 value[IRN_ATOMIC_WRITE_LEN] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	const struct irn_bth_fields f = {
+		.opcode = IRN_OPCODE_RC_ATOMIC_WRITE, .pkey = 0xffff,
+		.qpn = 0x99, .psn = 0x123, .ack_req = true,
+	};
+	unsigned int len = 12 + 16 + IRN_ATOMIC_WRITE_LEN + IRN_ICRC_LEN;
+	struct irn_pkt pkt = {};
+	struct irn_reth *reth;
+	u8 *buf;
+
+	buf = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	irn_bth_encode((struct irn_bth *)buf, &f);
+	reth = (struct irn_reth *)(buf + sizeof(struct irn_bth));
+	reth->va = cpu_to_be64(0x7f0012345678ULL);
+	reth->rkey = cpu_to_be32(0xabcd01);
+	reth->len = cpu_to_be32(IRN_ATOMIC_WRITE_LEN);
+	memcpy(buf + 28, value, sizeof(value));
+
+	KUNIT_ASSERT_EQ(test, irn_hdr_parse(&pkt, buf, len), IRN_RX_OK);
+	KUNIT_EXPECT_EQ(test, pkt.opcode, IRN_OPCODE_RC_ATOMIC_WRITE);
+	KUNIT_EXPECT_EQ(test, pkt.paylen, (u32)IRN_ATOMIC_WRITE_LEN);
+	KUNIT_EXPECT_EQ(test, pkt.pad, 0);
+	KUNIT_EXPECT_EQ(test, pkt.hdr_len, 28);
+	KUNIT_EXPECT_TRUE(test, pkt.ack_req);
+	KUNIT_EXPECT_EQ(test, pkt.flags & (IRN_OP_REQ | IRN_OP_ATOMIC_WRITE |
+					   IRN_OP_PAYLOAD | IRN_OP_ONLY |
+					   IRN_HDR_RETH),
+			(u32)(IRN_OP_REQ | IRN_OP_ATOMIC_WRITE |
+			      IRN_OP_PAYLOAD | IRN_OP_ONLY | IRN_HDR_RETH));
+	KUNIT_EXPECT_EQ(test, pkt.flags & (IRN_OP_WRITE | IRN_OP_ATOMIC |
+					   IRN_OP_READ | IRN_OP_SEND |
+					   IRN_HDR_ATMETH), 0U);
+	KUNIT_EXPECT_TRUE(test, pkt.flags & IRN_OP_RD_ATOMIC);
+	reth = (struct irn_reth *)(buf + irn_pkt_hdr_offset(&pkt,
+							    IRN_HDR_RETH));
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(reth->va), 0x7f0012345678ULL);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(reth->rkey), 0xabcd01U);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(reth->len), (u32)IRN_ATOMIC_WRITE_LEN);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + pkt.hdr_len, value, sizeof(value)),
+			0);
+	/* An IRN QP's atomic write carries an IXTH, like any RC request. */
+	KUNIT_EXPECT_EQ(test, irn_ext_len(IRN_OPCODE_RC_ATOMIC_WRITE),
+			(unsigned int)sizeof(struct irn_ixth));
 }
 
 /* Every opcode is either unknown or a request xor a response. */
@@ -315,6 +385,7 @@ static struct kunit_case irn_hdr_cases[] = {
 	KUNIT_CASE_PARAM(irn_test_hdr_parse, parse_gen_params),
 	KUNIT_CASE(irn_test_hdr_offsets),
 	KUNIT_CASE(irn_test_hdr_irn_ext),
+	KUNIT_CASE(irn_test_atomic_write_round_trip),
 	KUNIT_CASE(irn_test_opcode_table_sane),
 	{}
 };

@@ -305,6 +305,7 @@ enum kind {
 	K_INLINE_LONG,		/* inline length beyond the slot */
 	K_BAD_RKEY,		/* RDMA write with a random rkey */
 	K_ATOMIC_ODD,		/* atomic to an unaligned address */
+	K_ATOMIC_WRITE,		/* atomic write, its length, address or key odd */
 	K_RECV_GARBAGE,		/* random receive WQE, then a send */
 	K_SCRIBBLE,		/* valid write, SGEs rewritten meanwhile */
 	K_NKINDS,
@@ -312,7 +313,8 @@ enum kind {
 
 static const char * const kind_name[K_NKINDS] = {
 	"random", "bad_opcode", "huge_sge", "bad_lkey", "huge_len",
-	"inline_long", "bad_rkey", "atomic_odd", "recv_garbage", "scribble",
+	"inline_long", "bad_rkey", "atomic_odd", "atomic_write",
+	"recv_garbage", "scribble",
 };
 
 /* A plausible send WQE: @opcode, one SGE over our buffer. */
@@ -343,7 +345,7 @@ static void random_bytes(uint8_t *p, size_t n)
 
 static const uint32_t bad_opcodes[] = {
 	0x20 /* IB_WR_REG_MR */, 10 /* TSO */, 11, 12, 13, 14,
-	15 /* ATOMIC_WRITE */, 31, 32, 0xff, 0xffffffff,
+	31, 32, 0xff, 0xffffffff,
 };
 
 static void build(struct fuzz *z, enum kind k, uint8_t *w)
@@ -386,6 +388,26 @@ static void build(struct fuzz *z, enum kind k, uint8_t *w)
 	case K_ATOMIC_ODD:
 		valid_wqe(z, w, IBV_WR_ATOMIC_FETCH_AND_ADD, 8);
 		put64(w + WQE_RADDR, (uintptr_t)z->buf + 3);
+		break;
+	case K_ATOMIC_WRITE:
+		/* its 8 bytes where the SGE list starts, as the provider has */
+		valid_wqe(z, w, 15 /* IBV_WR_ATOMIC_WRITE */, 8);
+		put32(w + WQE_DMA + DMA_NUM_SGE, 0);
+		random_bytes(w + WQE_DMA + DMA_SGE, 8);
+		switch (rnd() % 4) {
+		case 0:		/* well formed */
+			break;
+		case 1:
+			put64(w + WQE_RADDR, (uintptr_t)z->buf + BUF_SIZE / 2 +
+			      1 + rnd() % 7);
+			break;
+		case 2:
+			put32(w + WQE_DMA + DMA_LENGTH, (uint32_t)rnd());
+			break;
+		default:
+			put32(w + WQE_RKEY, (uint32_t)rnd());
+			break;
+		}
 		break;
 	case K_SCRIBBLE:
 		valid_wqe(z, w, IBV_WR_RDMA_WRITE, 4096);

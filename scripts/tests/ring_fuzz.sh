@@ -5,9 +5,9 @@
 # Hostile user rings: tools/irn_ringfuzz writes garbage straight into the
 # mmapped send and receive rings of a loopback RC QP (random slots,
 # kernel-only and unknown opcodes, huge SGE counts and lengths, bad keys,
-# inline lengths beyond the slot, unaligned atomics, SGEs rewritten while
-# the kernel reads them, producer indices out of range) and rings the
-# doorbell.  Every case must end in a completion or the QP in error, the
+# inline lengths beyond the slot, unaligned atomics, atomic writes with odd
+# lengths, addresses or keys, SGEs rewritten while the kernel reads them,
+# producer indices out of range) and rings the doorbell.  Every case must end in a completion or the QP in error, the
 # device must still move verified data afterwards, and the kernel must stay
 # silent (on the debug kernel: no KASAN, UBSAN or lockdep report).
 # IRN_RINGFUZZ_CASES (default 400) and IRN_RINGFUZZ_SEED (default: random,
