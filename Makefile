@@ -73,18 +73,18 @@ integration:
 
 # T=NAME: one test (see scripts/check.sh --help)
 check:
-	scripts/check.sh --tier ci $(T)
+	scripts/check.sh --tier ci $(if $(T),"$(T)")
 
 check-full:
-	scripts/check.sh --tier full $(T)
+	scripts/check.sh --tier full $(if $(T),"$(T)")
 
 check-debug:
-	scripts/check.sh --tier full --debug $(T)
+	scripts/check.sh --tier full --debug $(if $(T),"$(T)")
 
 # KUnit and the debug kernel are the harness's own 6.1 builds: not here.
 check-6.12:
 	IRN_KERNEL_LINE=6.12 IRN_CHECK_DEBUG=0 \
-		scripts/check.sh --tier ci --integration-only $(T)
+		scripts/check.sh --tier ci --integration-only $(if $(T),"$(T)")
 
 demo:
 	scripts/demo.sh
