@@ -30,6 +30,11 @@ irn_require_cmd ip tc ibv_rc_pingpong ib_write_bw ib_read_bw ib_send_bw \
 
 A=10.99.0.1 B=10.99.0.2
 PORT=19900
+SCALE=${IRN_TIMEOUT_SCALE:-1}
+# perftest's flags (see irn_perftest in lib.sh): -F, and on a slower
+# kernel (the debug build) a local ACK timeout of 18 instead of 14
+PT=(-F)
+((SCALE <= 1)) || PT+=(-u 18)
 
 in1() { ip netns exec n1 "$@"; }
 in2() { ip netns exec n2 "$@"; }
@@ -99,6 +104,7 @@ pair()
 	shift
 	cli=("$@")
 	PORT=$((PORT + 1))
+	secs=$((secs * SCALE))
 	in2 timeout "$secs" "${srv[@]//@PORT@/$PORT}" \
 		>"$IRN_OUT/$name.server" 2>&1 &
 	s=$!
@@ -119,8 +125,8 @@ c0=$(irn_counter d1 sent_pkts)
 pair ibv_rc_pingpong 60 ibv_rc_pingpong -d d2 -g "$G2" -n 50 -p @PORT@ -- \
 	ibv_rc_pingpong -d d1 -g "$G1" -n 50 -p @PORT@ "$B"
 for t in ib_write_bw ib_read_bw ib_send_bw; do
-	pair "$t" 90 "$t" -d d2 -x "$G2" -n 200 -p @PORT@ -- \
-		"$t" -d d1 -x "$G1" -n 200 -p @PORT@ "$B"
+	pair "$t" 90 "$t" -d d2 -x "$G2" -n 200 "${PT[@]}" -p @PORT@ -- \
+		"$t" -d d1 -x "$G1" -n 200 "${PT[@]}" -p @PORT@ "$B"
 done
 pair rping 60 rping -s -a "$B" -p @PORT@ -v -C 10 -- \
 	rping -c -a "$B" -p @PORT@ -v -C 10
@@ -135,8 +141,8 @@ irn_log "d1 sent $sent packets; v1 carried $crossed"
 # ---- loss --------------------------------------------------------------------
 in1 tc qdisc add dev v1 root netem loss 1%
 r0=$(irn_counter d1 retransmitted_pkts)
-pair ib_write_bw-loss 120 ib_write_bw -d d2 -x "$G2" -n 500 -p @PORT@ -- \
-	ib_write_bw -d d1 -x "$G1" -n 500 -p @PORT@ "$B"
+pair ib_write_bw-loss 120 ib_write_bw -d d2 -x "$G2" -n 500 "${PT[@]}" -p @PORT@ -- \
+	ib_write_bw -d d1 -x "$G1" -n 500 "${PT[@]}" -p @PORT@ "$B"
 r=$(($(irn_counter d1 retransmitted_pkts) - r0))
 irn_log "at 1% loss on v1, d1 resent $r packets"
 ((r > 0)) || irn_fail "no resend at 1% loss on v1: did the packets cross it?"
@@ -144,10 +150,12 @@ in1 tc qdisc del dev v1 root
 
 # ---- deletion under live QPs -------------------------------------------------
 PORT=$((PORT + 1))
-in2 ib_write_bw -d d2 -x "$G2" -D 30 -p "$PORT" >"$IRN_OUT/live.server" 2>&1 &
+in2 ib_write_bw -d d2 -x "$G2" -D 30 "${PT[@]}" -p "$PORT" \
+	>"$IRN_OUT/live.server" 2>&1 &
 sleep 1
-in1 ib_write_bw -d d1 -x "$G1" -D 30 -p "$PORT" "$B" >"$IRN_OUT/live.client" 2>&1 &
-irn_wait_for 20 "traffic on d1" bash -c "(( \$(cat /sys/class/infiniband/d1/ports/1/hw_counters/sent_pkts) > $(irn_counter d1 sent_pkts) + 200 ))"
+in1 ib_write_bw -d d1 -x "$G1" -D 30 "${PT[@]}" -p "$PORT" "$B" \
+	>"$IRN_OUT/live.client" 2>&1 &
+irn_wait_for $((20 * SCALE)) "traffic on d1" bash -c "(( \$(cat /sys/class/infiniband/d1/ports/1/hw_counters/sent_pkts) > $(irn_counter d1 sent_pkts) + 200 ))"
 ip netns pids n1 | xargs -r kill -9
 ip netns pids n2 | xargs -r kill -9
 ip netns del n1
