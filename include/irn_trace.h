@@ -94,11 +94,11 @@ TRACE_EVENT(irn_rewind,
 );
 
 /*
- * The completer found evidence that the path reorders (irn_reordered()):
- * @why is "overtaken" (@psn was delivered after a later PSN although it
- * was never resent) or "dsack" (the responder got a resend of ours twice
- * and no timeout or rewind caused it; @psn is the ACK's).  From then on
- * loss detection waits a reordering window.
+ * The completer found evidence that the path reorders (reordered() in
+ * irn_comp_sack.c): @why is "overtaken" (@psn was delivered after a later
+ * PSN although it was never resent) or "dsack" (the responder got a
+ * resend of ours twice and no timeout or rewind caused it; @psn is the
+ * ACK's).  From then on loss detection waits a reordering window.
  */
 TRACE_EVENT(irn_reordering,
 	TP_PROTO(u32 qpn, const char *why, u32 psn, u32 una, u32 high),
