@@ -7,7 +7,11 @@
 # ib_write_bw (64 KiB WRITEs, --run_infinitely; iperf3 in the tcp-
 # phases) at once for S seconds (scripts/guest/incast.sh) and reports,
 # per phase: each sender's mean goodput, the bottleneck's utilisation
-# (sum of goodputs over the configured rate), Jain's fairness index over
+# (sum of goodputs over the configured rate), the link's use (what the
+# switch's bottleneck class sent, headers and resends included, over the
+# rate, while traffic flowed: see link_use; the senders' goodput reports
+# start late and come every 2-3 s under TCG, so the goodput figure is a
+# lower bound), Jain's fairness index over
 # the senders, the packets the switch dropped and marked CE, and the
 # typical and 99th percentile latency of a probe (ib_write_lat, 64 B)
 # that the first sender runs across the same bottleneck during the phase.
@@ -185,12 +189,38 @@ plot() {
 	rm -f "$png.log"
 }
 
+# link_use RAWDIR PHASE: the share of the bottleneck's rate its class
+# sent (headers and resends included) while traffic flowed, from the
+# switch's own byte counter (sampled every second or so: the busy switch
+# guest stretches that): over the intervals in which it sent at least a
+# tenth of the rate, the first of them (the flows' start) left out;
+# "n/a" without samples
+link_use() {
+	awk -v rate="$RATE" '
+		BEGIN { n = 0 }
+		NF == 2 && $2 ~ /^[0-9]+$/ { t[n] = $1; b[n] = $2; n++ }
+		END {
+			busy = 0; bits = 0; secs = 0
+			for (i = 1; i < n; i++) {
+				dt = t[i] - t[i - 1]
+				db = (b[i] - b[i - 1]) * 8
+				if (dt <= 0 || db < 0.1 * rate * 1e6 * dt)
+					continue
+				if (busy++ == 0 && n > 3)
+					continue
+				bits += db; secs += dt
+			}
+			if (secs <= 0) { printf "n/a"; exit }
+			printf "%.0f%%", 100 * bits / (rate * 1e6 * secs)
+		}' "$1/guest-s/out/$2-bytes.txt" 2>/dev/null || printf 'n/a'
+}
+
 # report RAWDIR: the table
 report() {
 	local raw=$1 p rows tc drops marks
 
-	printf '| phase | cc | goodput per sender (Mbit/s) | utilisation | Jain | dropped | CE-marked | probe p50 / p99 (us) |\n'
-	printf '|---|---|---|---|---|---|---|---|\n'
+	printf '| phase | cc | goodput per sender (Mbit/s) | utilisation | link use | Jain | dropped | CE-marked | probe p50 / p99 (us) |\n'
+	printf '|---|---|---|---|---|---|---|---|---|\n'
 	for p in $PHASE_NAMES; do
 		rows=$(goodput "$raw" "$p")
 		[[ -z $rows ]] || printf '%s\n' "$rows" | sed "s/^/$p /" >>"$OUT/goodput.csv.tmp"
@@ -200,7 +230,7 @@ report() {
 		# the first two seconds are the flows' start: left out
 		awk -v p="$p" -v cc="$(phase_spec "$p" | cut -d'|' -f2)" \
 		    -v rate="$RATE" -v d="${drops:-?}" -v m="${marks:-0}" \
-		    -v lat="$(probe "$raw" "$p")" '
+		    -v lat="$(probe "$raw" "$p")" -v use="$(link_use "$raw" "$p")" '
 			$2 > 2 { s[$1] += $3; n[$1]++ }
 			END {
 				line = ""; sum = 0; sq = 0; k = 0
@@ -208,10 +238,10 @@ report() {
 					g = s[r] / n[r]; sum += g; sq += g * g; k++
 					line = line sprintf("%s %.1f ", r, g)
 				}
-				if (!k) { printf "| %s | %s | %s | | | %s | %s | %s |\n", p, cc,
-					  p == "idle" ? "no incast" : "no data", d, m, lat; exit }
-				printf "| %s | %s | %s| %.0f%% | %.3f | %s | %s | %s |\n", p, cc,
-				       line, 100 * sum / rate, sum * sum / (k * sq), d, m, lat
+				if (!k) { printf "| %s | %s | %s | | %s | | %s | %s | %s |\n", p, cc,
+					  p == "idle" ? "no incast" : "no data", use, d, m, lat; exit }
+				printf "| %s | %s | %s| %.0f%% | %s | %.3f | %s | %s | %s |\n", p, cc,
+				       line, 100 * sum / rate, use, sum * sum / (k * sq), d, m, lat
 			}' <<<"$rows"
 	done
 }

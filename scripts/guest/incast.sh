@@ -34,7 +34,10 @@
 # NAME-probe.log (b's ib_write_lat output),
 # NAME-qps.txt (its QP table every second), NAME-server-ROLE.log (a's servers'),
 # NAME-counters.txt (the device's counters after the phase, cumulative),
-# and on s NAME-tc.txt (the bottleneck's counters after the phase).  The guests keep in step through files in the shared export.
+# and on s NAME-tc.txt (the bottleneck's counters after the phase) and
+# NAME-bytes.txt (the bytes its class had sent, every second: "TIME
+# BYTES", TIME in seconds).  The guests keep in step through files in the
+# shared export.
 set -euo pipefail
 export IRN_OUT=$IRN_GUEST_OUT IRN_TEST=incast
 # shellcheck source=scripts/tests/lib.sh
@@ -52,6 +55,18 @@ PROBE_PORT=19300
 PROBE_N=${IRN_INCAST_PROBE_N:-100}
 TC=/usr/sbin/tc
 DBG=/sys/kernel/debug/irn/$IRN_DEV
+
+# sample_bytes FILE: on s, every second until killed, "TIME BYTES": the
+# bytes the bottleneck's class has sent, for the link's use over the
+# time traffic flowed (scripts/incast.sh)
+sample_bytes()
+{
+	while :; do
+		printf '%s %s\n' "$(date +%s.%N)" "$("$TC" -s class show dev eth0 classid 1:1 |
+			awk '/Sent/ { print $2; exit }')" >>"$1"
+		sleep 1
+	done
+}
 
 # all_reach NAME: wait (up to 10 minutes) until every guest reached NAME.
 all_reach()
@@ -181,8 +196,12 @@ phase()
 			"$TC" qdisc add dev eth0 parent 1:1 handle 10: $queue
 		} || irn_fail "the bottleneck $qdisc: tc failed"
 		all_reach "$name-set"
+		sample_bytes "$IRN_OUT/$name-bytes.txt" &
+		k=$!
 		all_reach "$name-listening"
 		all_reach "$name-done"
+		kill "$k" 2>/dev/null || true
+		wait "$k" 2>/dev/null || true
 		"$TC" -s qdisc show dev eth0 >"$IRN_OUT/$name-tc.txt"
 		;;
 	a)
