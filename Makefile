@@ -51,13 +51,16 @@ install: module
 	depmod -a $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null || echo $(KVER_RUNNING))
 
 # Installs the sources for DKMS, which then builds and installs the module
-# for every installed kernel with headers, and again on kernel upgrades.
+# for every installed kernel with headers (DKMS_KERNELS="6.1.0-57-amd64"
+# picks), and again on kernel upgrades.
+DKMS_KERNELS ?= $(patsubst /lib/modules/%/build/Makefile,%,$(wildcard /lib/modules/*/build/Makefile))
 dkms-install:
 	rm -rf $(DKMS_SRC)
 	mkdir -p $(DKMS_SRC)
 	cp -r Kbuild dkms.conf drivers include kunit $(DKMS_SRC)/
 	dkms add -m irn -v $(DKMS_VERSION) || true
-	dkms install -m irn -v $(DKMS_VERSION)
+	@test -n "$(DKMS_KERNELS)" || { echo "dkms-install: no kernel headers in /lib/modules/*/build"; exit 1; }
+	for k in $(DKMS_KERNELS); do dkms install -m irn -v $(DKMS_VERSION) -k $$k || exit 1; done
 
 deps:
 	scripts/deps.sh

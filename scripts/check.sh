@@ -20,10 +20,18 @@
 # every test on the debug kernel instead (make check-debug); --debug
 # --subset just the "debug" ones.
 #
+# Debian's second kernel line, IRN_NEW_LINE (6.12), follows as
+# "6.12:NAME": in the CI tier the tests marked "6.12" in their header, in
+# the full tier all of them; and the tests marked "6.1+6.12" run once more
+# as "6.1+6.12:NAME" in a pair of the two kernels, guest a on 6.1 and b on
+# 6.12 (irn talking to itself across kernels).  IRN_CHECK_NEW_LINE=0
+# leaves both out; make check-6.12 (IRN_KERNEL_LINE=6.12) runs the CI
+# tier on 6.12 alone.
+#
 # NAME (make check T=NAME) runs one test whatever its tier: an
 # integration test (scripts/tests/NAME.sh; a shell glob selects several),
-# "debug:NAME" for it on the debug kernel, or "kunit*" for KUnit result
-# names (KUnit runs whole).  A NAME that selects nothing is an error.
+# "debug:NAME", "6.12:NAME" or "6.1+6.12:NAME" for it on that kernel or
+# pair, or "kunit*" for KUnit result names (KUnit runs whole).  A NAME that selects nothing is an error.
 #
 # Every result line carries the test's time; the run ends with the
 # slowest tests.  A test past its budget fails and the run goes on.  The
@@ -43,6 +51,8 @@ source "$IRN_ROOT/scripts/lib/build.sh"
 
 NPASS=0 NFAIL=0 NSKIP=0
 DO_KUNIT=1 DO_INTEG=1 FILTER='' DEBUG='' TIER=ci
+# FILTER's stage: debug, 6.12 or 6.1+6.12 (a "STAGE:NAME" filter)
+ONLY=''
 # --debug: the integration tests run on the debug kernel; --subset: only
 # those marked "debug" (as after Debian's stage)
 SUBSET=0
@@ -180,19 +190,24 @@ test_guests() {
 	printf '%s\n' "${g:-1}"
 }
 
-# test_selected FILE: whether this run takes the test.
+# has_tag HEADER WORD: the irn-test header lists WORD.
+has_tag() { [[ " $1 " == *" $2 "* ]]; }
+
+# test_selected FILE TAGS: whether this run takes the test into a stage
+# that takes the tests marked TAGS (a word, or "ci" for the tier's own
+# choice: the CI tier's ci=SECONDS tests, or all of them in the full
+# tier, or "all").
 test_selected() {
 	local hdr
 	hdr=$(test_header "$1") || return 1
 	if [[ -n $FILTER ]]; then
 		matches_filter "$(basename "$1" .sh)"
-	elif [[ $SUBSET == 1 ]]; then
-		grep -q -E '(^| )debug( |$)' <<<"$hdr" ||
-			{ [[ $TIER == full ]] && grep -q -E '(^| )debug-full( |$)' <<<"$hdr"; }
-	elif [[ $TIER == ci && -z $DEBUG ]]; then
-		grep -q -E '(^| )ci=[0-9]+' <<<"$hdr"
-	else
+	elif [[ $2 == all ]]; then
 		return 0
+	elif [[ $2 == ci ]]; then
+		[[ $TIER == full ]] || grep -q -E '(^| )ci=[0-9]+' <<<"$hdr"
+	else
+		has_tag "$hdr" "$2" || { [[ $TIER == full ]] && has_tag "$hdr" "$2-full"; }
 	fi
 }
 
@@ -233,10 +248,15 @@ declare -A G_PID=() G_N=() G_TAG=() G_NAMES=() G_T0=()
 
 # group_start KERNEL N TEST.sh...: boot the group in the background.
 group_start() {
-	local kernel=$1 n=$2 group tag='' f total=120 t left scale=1 v envs=()
+	local kernel=$1 n=$2 group tag='' f total=120 t left scale=1 v envs=() boot
 	shift 2
 	[[ $kernel == debian ]] || tag=$kernel:
 	group=${tag%:}${tag:+-}integ-$n
+	case $kernel in
+	debian | debug) boot=(--kernel "$kernel") ;;
+	6.1+*) boot=(--kernel debian --kernel-b "debian-${kernel#6.1+}") ;;
+	*) boot=(--kernel "debian-$kernel") ;;
+	esac
 	G_N[$group]=$n G_TAG[$group]=$tag G_T0[$group]=$SECONDS G_NAMES[$group]=
 	# KASAN and lockdep slow a TCG guest down about threefold
 	[[ $kernel != debug ]] || scale=3
@@ -267,6 +287,10 @@ group_start() {
 		[[ -n ${IRN_LOSSY_MODES:-} ]] || envs+=(--env IRN_LOSSY_MODES=irn)
 		[[ $TIER != ci || -n ${IRN_LOSSY_SRQ+set} ]] || envs+=(--env IRN_LOSSY_SRQ=)
 	fi
+	# the CI tier's NVMe-oF on the second line: its lossy phase alone
+	if [[ $kernel == "$IRN_NEW_LINE" && $TIER == ci && -z ${IRN_NVMEOF_PHASES:-} ]]; then
+		envs+=(--env "IRN_NVMEOF_PHASES=auto:delay 2ms loss 1%:1")
+	fi
 	# IRN_DRIVER=rxe: the same tests against stock rdma_rxe (tests/lib.sh);
 	# the guest runner then unloads rdma_rxe after each test
 	if [[ -n ${IRN_DRIVER:-} ]]; then
@@ -276,7 +300,7 @@ group_start() {
 	[[ $STRICT == 0 ]] || envs+=(--env IRN_NO_SKIP=1)
 	# the guests' runner stops the last test 60 s before QEMU is killed,
 	# so that even a stuck test leaves its report
-	"$IRN_ROOT/scripts/vm.sh" --kernel "$kernel" --guests "$n" --name "$group" \
+	"$IRN_ROOT/scripts/vm.sh" "${boot[@]}" --guests "$n" --name "$group" \
 		--run-dir "$RUN" --timeout "$total" --modules "${KO[$kernel]}" \
 		--env "IRN_KO=${KO[$kernel]}" --env "IRN_TOOLS=$TOOLS" "${envs[@]}" \
 		--env "IRN_TIMEOUT_SCALE=$scale" --env "IRN_TIER=$TIER" \
@@ -364,16 +388,23 @@ build_tools() {
 	fi
 }
 
-# stage_tests KERNEL: the tests this run takes on KERNEL (debian or
-# debug), one "GUESTS FILE" line each; "host FILE" for the tests that run
-# on the host, once, with Debian's stage.
+# stage_tests KERNEL: the tests this run takes on KERNEL (debian, debug,
+# 6.12 or 6.1+6.12), one "GUESTS FILE" line each; "host FILE" for the
+# tests that run on the host, once, with Debian's stage.
 stage_tests() {
-	local f
+	local f tags=ci
+
+	case $1 in
+	debug) [[ -n $DEBUG && $SUBSET == 0 ]] || tags=debug ;;
+	"$IRN_NEW_LINE") [[ $TIER == full ]] || tags=$IRN_NEW_LINE ;;
+	6.1+*) tags=$1 ;;
+	esac
+	[[ $1 != debug || -z $DEBUG || $SUBSET == 1 || $TIER == full ]] || tags=all
 	for f in "$TESTS_DIR"/*.sh; do
-		test_selected "$f" || continue
+		test_selected "$f" "$tags" || continue
 		if test_header "$f" | grep -qw host; then
-			[[ $1 == debug ]] || printf 'host %s\n' "$f"
-		else
+			[[ $1 != debian ]] || printf 'host %s\n' "$f"
+		elif [[ $1 != 6.1+* ]] || [[ $(test_guests "$f") == 2 ]]; then
 			printf '%s %s\n' "$(test_guests "$f")" "$f"
 		fi
 	done
@@ -382,17 +413,26 @@ stage_tests() {
 # stage_module KERNEL: build rdma_irn.ko for KERNEL into KO[KERNEL].
 declare -A KO=()
 stage_module() {
-	local kdir id bdir
+	local kdir id bdir kver
 
-	if [[ $1 == debug ]]; then
+	case $1 in
+	debug)
 		if ! kdir=$(irn_kunit_kdir --debug) || [[ -z $kdir ]]; then
 			irn_warn "the debug kernel did not build: see $IRN_CACHE/kernel/debug-*.log"
 			return 1
 		fi
-		id=$(irn_kunit_build_id --debug)
-	else
-		kdir=$IRN_DEBIAN_KDIR id=$(irn_debian_build_id)
-	fi
+		id=$(irn_kunit_build_id --debug) ;;
+	debian) kdir=$IRN_DEBIAN_KDIR id=$(irn_debian_build_id) ;;
+	6.1+*)
+		# the pair's two modules, each built (or cached) by its stage
+		stage_module debian && stage_module "${1#6.1+}" || return 1
+		KO[$1]=${KO[debian]}:${KO[${1#6.1+}]}
+		return 0 ;;
+	*)
+		kver=$(IRN_KERNEL_LINE=$1 irn_find_debian_kver)
+		[[ -n $kver ]] || { irn_warn "no Debian $1 kernel is installed"; return 1; }
+		kdir=/usr/src/linux-headers-$kver id=debian-$kver ;;
+	esac
 	bdir=$(irn_build_modules "$kdir" "$id") || return 1
 	KO[$1]=$bdir/rdma_irn.ko
 }
@@ -407,11 +447,12 @@ run_integration() {
 	local t0=$SECONDS kernels=() k n f host=() failed
 	local -A one=() two=()
 
-	if [[ -n $DEBUG ]]; then
-		kernels=(debug)
+	if [[ -n $ONLY ]]; then
+		kernels=("$ONLY")
 	else
 		kernels=(debian)
 		! debug_subset_follows || kernels+=(debug)
+		! new_line_follows || kernels+=("$IRN_NEW_LINE" "6.1+$IRN_NEW_LINE")
 	fi
 	for k in "${kernels[@]}"; do
 		one[$k]='' two[$k]=''
@@ -443,11 +484,12 @@ run_integration() {
 	# shellcheck disable=SC2086
 	[[ -z ${one[debug]:-} ]] || group_start debug 1 ${one[debug]}
 	[[ $DO_KUNIT == 0 ]] || run_kunit
-	if [[ -n ${one[debian]:-} ]]; then
+	for k in "${kernels[@]}"; do
+		[[ $k != debug && -n ${one[$k]:-} ]] || continue
 		# shellcheck disable=SC2086
-		group_start debian 1 ${one[debian]}
-		groups_wait integ-1
-	fi
+		group_start "$k" 1 ${one[$k]}
+		groups_wait "$([[ $k == debian ]] || echo "$k-")integ-1"
+	done
 	[[ ${#host[@]} -eq 0 ]] || run_host "${host[@]}"
 	groups_wait
 	for k in "${kernels[@]}"; do
@@ -462,6 +504,13 @@ run_integration() {
 # The debug tests follow a run on Debian's kernel.
 debug_subset_follows() {
 	[[ $DO_INTEG == 1 && -z $FILTER && -z $DEBUG && ${IRN_CHECK_DEBUG:-1} == 1 ]]
+}
+
+# So do the second line's, and the pair of both lines, unless the run is
+# on the second line already (make check-6.12).
+new_line_follows() {
+	[[ $DO_INTEG == 1 && -z $FILTER && -z $DEBUG && ${IRN_CHECK_NEW_LINE:-1} == 1 &&
+	   $IRN_KERNEL_LINE != "$IRN_NEW_LINE" ]]
 }
 
 # The slowest results, and where the time went.
@@ -496,10 +545,12 @@ main() {
 	else
 		DEADLINE=${IRN_CHECK_DEADLINE:-14400}
 	fi
-	if [[ $FILTER == debug:* ]]; then
-		FILTER=${FILTER#debug:}
-		DEBUG=--debug
-	fi
+	case $FILTER in
+	debug:* | "$IRN_NEW_LINE":* | 6.1+"$IRN_NEW_LINE":*)
+		ONLY=${FILTER%%:*} FILTER=${FILTER#*:} ;;
+	esac
+	[[ $ONLY != debug ]] || DEBUG=--debug
+	[[ -z $DEBUG ]] || ONLY=debug
 	if [[ -n $FILTER ]]; then
 		if [[ $FILTER == kunit* ]]; then DO_INTEG=0; else DO_KUNIT=0; fi
 	fi

@@ -5,8 +5,13 @@
 # over 9p and run a job script in each.
 #
 #   scripts/vm.sh [options] JOB [ARGS...]
-#     --kernel debian|kunit|debug  Debian's stock kernel (default), scripts/kernel.sh's
-#                             KUnit kernel, or its --debug build (KASAN, lockdep, ...)
+#     --kernel debian|debian-LINE|kunit|debug
+#                             Debian's stock kernel (default; of line
+#                             IRN_KERNEL_LINE), Debian's kernel of LINE
+#                             (debian-6.12), scripts/kernel.sh's KUnit
+#                             kernel, or its --debug build (KASAN, lockdep, ...)
+#     --kernel-b KERNEL       guest b boots this kernel instead (a pair of
+#                             two kernels: interoperability between them)
 #     --guests 1|2            two guests are joined by one virtual Ethernet cable
 #     --switch N              N senders (b, c, ...; 1 to 6) and a receiver (a),
 #                             each cabled to a port of a switch guest (s)
@@ -42,7 +47,7 @@ source "$IRN_ROOT/scripts/lib/common.sh"
 # shellcheck source=scripts/lib/initramfs.sh
 source "$IRN_ROOT/scripts/lib/initramfs.sh"
 
-KERNEL=debian GUESTS=1 TIMEOUT=300 MEM=1536 CPUS=1 NAME=vm RUN_DIR='' SCAN=1
+KERNEL=debian KERNEL_B='' GUESTS=1 TIMEOUT=300 MEM=1536 CPUS=1 NAME=vm RUN_DIR='' SCAN=1
 SENDERS=0	# --switch: how many
 MODULES=${IRN_MODULES:-}
 JOB_ENV=()
@@ -58,6 +63,7 @@ parse_args() {
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--kernel) KERNEL=$2; shift ;;
+		--kernel-b) KERNEL_B=$2; shift ;;
 		--guests) GUESTS=$2; shift ;;
 		--switch) SENDERS=$2; shift ;;
 		--timeout) TIMEOUT=$2; shift ;;
@@ -85,22 +91,33 @@ parse_args() {
 		[[ $SENDERS =~ ^[1-6]$ ]] || irn_die "--switch takes 1 to 6 senders"
 		GUESTS=$((SENDERS + 2))
 	fi
-	[[ $KERNEL =~ ^(debian|kunit|debug)$ ]] || irn_die "--kernel must be debian, kunit or debug"
+	[[ $KERNEL =~ ^(debian|debian-[0-9.]+|kunit|debug)$ ]] ||
+		irn_die "--kernel must be debian, debian-LINE, kunit or debug"
+	[[ -z $KERNEL_B || $KERNEL_B =~ ^(debian|debian-[0-9.]+|kunit|debug)$ ]] ||
+		irn_die "--kernel-b must be debian, debian-LINE, kunit or debug"
+	[[ -z $KERNEL_B || $GUESTS == 2 ]] || irn_die "--kernel-b needs --guests 2"
+	[[ -n $KERNEL_B ]] || KERNEL_B=$KERNEL
 }
 
-# Sets BZIMAGE, KVER, MODDIR (parent of KVER's module tree as the host
-# sees it) and MODLINK (that tree's kernel/ as the guest sees it).
+# select_kernel KERNEL: sets BZIMAGE, KVER, INITRD, MODDIR (parent of
+# KVER's module tree as the host sees it), MODLINK (that tree's kernel/ as
+# the guest sees it), QEMU_CPU and KERNEL_ARGS.
 select_kernel() {
-	local kdir
-	if [[ $KERNEL == debian ]]; then
-		BZIMAGE=$IRN_DEBIAN_BZIMAGE
-		KVER=$IRN_DEBIAN_KVER
+	local kernel=$1 kdir
+	if [[ $kernel == debian* ]]; then
+		KVER=$IRN_DEBIAN_KVER BZIMAGE=$IRN_DEBIAN_BZIMAGE
+		if [[ $kernel == debian-* ]]; then
+			KVER=$(IRN_KERNEL_LINE=${kernel#debian-} irn_find_debian_kver)
+			[[ -n $KVER ]] ||
+				irn_die "no Debian ${kernel#debian-} kernel with image, modules and headers is installed"
+			BZIMAGE=/boot/vmlinuz-$KVER
+		fi
 		MODDIR=/lib/modules
 		MODLINK=/run/irn/lib-modules-orig/$KVER/kernel
 		INITRD=$(irn_initramfs "$KVER" "$MODDIR")
 	else
 		local flavour=()
-		[[ $KERNEL != debug ]] || flavour=(--debug)
+		[[ $kernel != debug ]] || flavour=(--debug)
 		kdir=$("$IRN_ROOT/scripts/kernel.sh" "${flavour[@]}" | sed -n 's/^KDIR=//p')
 		[[ -n $kdir ]] || irn_die "scripts/kernel.sh did not return a kernel"
 		BZIMAGE=$kdir/arch/x86/boot/bzImage
@@ -115,23 +132,44 @@ select_kernel() {
 	# hardware does.
 	QEMU_CPU=max
 	KERNEL_ARGS=''
-	[[ $KERNEL != debug ]] || QEMU_CPU=max,la57=off
+	[[ $kernel != debug ]] || QEMU_CPU=max,la57=off
 	# The skb cache marked for failslab's cache filter (a mark that can
 	# only be set at boot in 6.1; it has no effect until the filter is
 	# switched on): the faults test's skb allocation failures.
-	[[ $KERNEL != debug ]] || KERNEL_ARGS=slub_debug=A,skbuff_head_cache
+	[[ $kernel != debug ]] || KERNEL_ARGS=slub_debug=A,skbuff_head_cache
 	[[ -r $BZIMAGE ]] || irn_die "kernel image $BZIMAGE not readable (run scripts/deps.sh / scripts/kernel.sh)"
 }
 
-# A cached directory whose lib/modules/KVER has the test modules in
-# extra/, modules.* from depmod, and kernel/ linking to MODLINK.
+# prepare_kernel SLOT KERNEL: select_kernel and stage_modules for the
+# guests that boot KERNEL (slot a: every guest but b; slot b: guest b),
+# remembered in the BOOT_* arrays by slot.
+declare -A BOOT_KERNEL=() BOOT_BZIMAGE=() BOOT_INITRD=() BOOT_CPU=() BOOT_ARGS=() BOOT_MODSTAGE=()
+prepare_kernel() {
+	local slot=$1
+
+	select_kernel "$2"
+	MODSTAGE=
+	stage_modules "$2"
+	BOOT_KERNEL[$slot]=$2 BOOT_BZIMAGE[$slot]=$BZIMAGE BOOT_INITRD[$slot]=$INITRD
+	BOOT_CPU[$slot]=$QEMU_CPU BOOT_ARGS[$slot]=$KERNEL_ARGS BOOT_MODSTAGE[$slot]=$MODSTAGE
+}
+
+# boot_slot ROLE: which prepared kernel ROLE boots.
+boot_slot() { [[ $1 == b && -n ${BOOT_KERNEL[b]:-} ]] && echo b || echo a; }
+
+# stage_modules KERNEL: a cached directory whose lib/modules/KVER has the
+# test modules built for KVER (of --modules, by their vermagic) in extra/,
+# modules.* from depmod, and kernel/ linking to MODLINK.
 stage_modules() {
-	local kos=() ko key stage mdir
-	IFS=: read -r -a kos <<<"$MODULES"
-	for ko in "${kos[@]}"; do
+	local given=() kos=() ko key stage mdir
+	IFS=: read -r -a given <<<"$MODULES"
+	for ko in "${given[@]}"; do
 		[[ -f $ko ]] || irn_die "module $ko (IRN_MODULES / --modules) not found"
+		[[ $(modinfo -F vermagic "$ko") != "$KVER "* ]] || kos+=("$ko")
 	done
-	[[ ${#kos[@]} -gt 0 || $KERNEL != debian ]] || return 0
+	[[ ${#given[@]} -eq 0 || ${#kos[@]} -gt 0 ]] ||
+		irn_die "none of the modules ($MODULES) is built for $KVER"
+	[[ ${#kos[@]} -gt 0 || $1 != debian* ]] || return 0
 	key=$({
 		printf '%s\n' "$KVER" "$MODDIR" "$MODLINK"
 		declare -f stage_modules
@@ -188,7 +226,9 @@ sender_roles() {
 }
 
 write_guest_env() {
-	local role=$1 dir=$2 self peer kv
+	local role=$1 dir=$2 self peer kv slot
+
+	slot=$(boot_slot "$role")
 	case $role in
 	s) self='' peer='' ;;
 	a) self=$(role_ip a) peer=$(role_ip b) ;;
@@ -197,9 +237,9 @@ write_guest_env() {
 	{
 		printf 'export IRN_ROLE=%q IRN_SELF_IP=%q IRN_PEER_IP=%q IRN_NETDEV=eth0\n' "$role" "$self" "$peer"
 		printf 'export IRN_SENDERS=%q\n' "$(sender_roles | tr '\n' ' ')"
-		printf 'export IRN_GUESTS=%q IRN_KERNEL=%q IRN_SRC=%q\n' "$GUESTS" "$KERNEL" "$IRN_ROOT"
+		printf 'export IRN_GUESTS=%q IRN_KERNEL=%q IRN_SRC=%q\n' "$GUESTS" "${BOOT_KERNEL[$slot]}" "$IRN_ROOT"
 		printf 'export IRN_GUEST_OUT=/run/irn/out IRN_GUEST_SHARED=/run/irn/shared\n'
-		printf 'export IRN_MODSTAGE=%q\n' "${MODSTAGE:-}"
+		printf 'export IRN_MODSTAGE=%q\n' "${BOOT_MODSTAGE[$slot]}"
 		printf 'IRN_JOB=%q\n' "$JOB"
 		printf 'IRN_JOB_ARGS=(%s)\n' "$(printf '%q ' "${JOB_ARGS[@]}")"
 		for kv in "${JOB_ENV[@]}"; do
@@ -211,8 +251,9 @@ write_guest_env() {
 # start_guest ROLE NETDEV-ARGS...: QEMU in the background, pid in
 # PIDS[ROLE]; one NIC per netdev (ids n0, n1, ...: eth0, eth1, ...).
 start_guest() {
-	local role=$1 dir=$RUN/guest-$1 keep net nics=() i=0 host
+	local role=$1 dir=$RUN/guest-$1 keep net nics=() i=0 host slot
 	shift
+	slot=$(boot_slot "$role")
 	host=$(($(printf '%d' "'$role") - 96))
 	[[ $role != s ]] || host=0x10
 	for net in "$@"; do
@@ -223,10 +264,10 @@ start_guest() {
 	keep=$(keep_paths)
 	mkdir -p "$dir/out"
 	write_guest_env "$role" "$dir"
-	qemu-system-x86_64 -accel tcg -cpu "$QEMU_CPU" -smp "$CPUS" -m "$MEM" \
+	qemu-system-x86_64 -accel tcg -cpu "${BOOT_CPU[$slot]}" -smp "$CPUS" -m "$MEM" \
 		-nodefaults -display none -no-reboot \
-		-kernel "$BZIMAGE" -initrd "$INITRD" \
-		-append "console=ttyS0,115200 panic=-1 mitigations=off irn.stage2=$IRN_ROOT/scripts/guest/stage2.sh irn.keep=$keep${KERNEL_ARGS:+ $KERNEL_ARGS}" \
+		-kernel "${BOOT_BZIMAGE[$slot]}" -initrd "${BOOT_INITRD[$slot]}" \
+		-append "console=ttyS0,115200 panic=-1 mitigations=off irn.stage2=$IRN_ROOT/scripts/guest/stage2.sh irn.keep=$keep${BOOT_ARGS[$slot]:+ ${BOOT_ARGS[$slot]}}" \
 		-chardev "file,id=con,path=$dir/console.log" -serial chardev:con \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$dir/out,mount_tag=irnout,security_model=none,multidevs=remap" \
@@ -358,9 +399,8 @@ main() {
 	parse_args "$@"
 	irn_guest_lock "scripts/vm.sh $NAME"
 	irn_need_cmd qemu-system-x86_64 depmod modprobe cpio gzip python3 ss
-	select_kernel
-	MODSTAGE=
-	stage_modules
+	prepare_kernel a "$KERNEL"
+	[[ $KERNEL_B == "$KERNEL" ]] || prepare_kernel b "$KERNEL_B"
 	RUN=${RUN_DIR:-$(irn_run_dir)}/$NAME
 	rm -rf "$RUN"
 	mkdir -p "$RUN/shared"

@@ -18,6 +18,8 @@ IRN_CABLE=${IRN_CABLE:-unix}
 # image, modules and headers installed.  6.1 is Debian 12's own; 6.12 is
 # the newer line Debian 12 offers and Debian 13 ships (make check-6.12).
 IRN_KERNEL_LINE=${IRN_KERNEL_LINE:-6.1}
+# The second line, which make check runs a subset on after 6.1's tests.
+IRN_NEW_LINE=6.12
 irn_find_debian_kver() {
 	local d v best=
 	for d in /usr/src/linux-headers-"$IRN_KERNEL_LINE".*-amd64; do

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=1 timeout=180 ci=180
+# irn-test: guests=1 timeout=180 ci=180 6.12
 #
 # What libibverbs (through the stock rxe provider) reports for irn0,
 # checked field by field, and how the active MTU follows the netdev MTU.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=2 timeout=900 ci=600
+# irn-test: guests=2 timeout=900 ci=600 6.12
 #
 # Interoperability with stock rdma_rxe: guest a runs stock rdma_rxe
 # (rxe0), guest b runs irn (irn0).  Every case runs in both directions:

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=1 timeout=300 ci=120 debug
+# irn-test: guests=1 timeout=300 ci=120 debug 6.12
 #
 # Load and unload the module 20 times (5 in make check's CI tier).  Each
 # round checks that

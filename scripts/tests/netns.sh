@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=1 timeout=600 ci=300 debug
+# irn-test: guests=1 timeout=600 ci=300 debug 6.12
 #
 # Network namespaces, as containers use them: two namespaces in one
 # guest, n1 and n2, joined by a veth pair (v1 10.99.0.1 in n1, v2

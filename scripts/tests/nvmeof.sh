@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=2 timeout=1500 ci=600
+# irn-test: guests=2 timeout=1500 ci=600 6.12
 #
 # NVMe over Fabrics (RDMA transport) between the guests, on the kernel's
 # own consumers: guest b is the target (nvmet + nvmet-rdma, a RAM-backed

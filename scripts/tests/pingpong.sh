@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=2 timeout=600 ci=300
+# irn-test: guests=2 timeout=600 ci=300 6.12 6.1+6.12
 #
 # libibverbs' example programs between two guests: ibv_rc_pingpong,
 # ibv_uc_pingpong and ibv_ud_pingpong, polling and with -e (completion

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=1 timeout=1200 ci=600
+# irn-test: guests=1 timeout=1200 ci=600 6.12
 #
 # rdma-core's own Python test suite (pyverbs), from Debian's rdma-core
 # package (/usr/share/doc/rdma-core/tests, copied to /tmp and gunzipped),

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=2 timeout=300 ci=300 debug
+# irn-test: guests=2 timeout=300 ci=300 debug 6.12 6.1+6.12
 #
 # tools/irn_verify between two guests: patterned data with every opcode of
 # RC, UC and UD (every byte of every destination buffer and every field of

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# irn-test: guests=2 timeout=600 ci=600
+# irn-test: guests=2 timeout=600 ci=600 6.12
 #
 # The data checks of verify.sh (no error paths) over a lossy link: netem
 # drops 1% and delays 1 ms on eth0 of both guests, so go-back-N must
