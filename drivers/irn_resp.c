@@ -325,47 +325,52 @@ static enum resp_state do_read(struct resp_ctx *c)
 	return next;
 }
 
-static enum resp_state do_atomic(struct resp_ctx *c)
+/*
+ * An atomic or atomic write is counted in the MSN before it executes, as
+ * its reply carries the MSN; one that fails is taken back out, and NAKed.
+ */
+static void atomic_begin(struct resp_ctx *c)
 {
-	struct irn_qp *qp = c->qp;
-	struct irn_atmeth *atm = ext_hdr(c, IRN_HDR_ATMETH);
-	int err;
+	c->qp->resp.epsn = irn_psn_add(c->pkt->psn, 1);
+	c->qp->resp.msn++;
+}
 
-	if (!qp->max_dest_rd_atomic)
-		return bad_request(c);
-	qp->resp.epsn = irn_psn_add(c->pkt->psn, 1);
-	qp->resp.msn++;
-	err = irn_resp_execute_atomic(qp, c->pkt->psn, c->pkt->opcode,
-				      get_unaligned_be32(&atm->rkey),
-				      get_unaligned_be64(&atm->va),
-				      get_unaligned_be64(&atm->swap_add),
-				      get_unaligned_be64(&atm->compare));
+static enum resp_state atomic_end(struct resp_ctx *c, int err)
+{
 	if (!err)
 		return RESP_DONE;
-	qp->resp.epsn = c->pkt->psn;
-	qp->resp.msn--;
+	c->qp->resp.epsn = c->pkt->psn;
+	c->qp->resp.msn--;
 	return err == -EINVAL ? bad_request(c) : rkey_error(c);
+}
+
+static enum resp_state do_atomic(struct resp_ctx *c)
+{
+	struct irn_atmeth *atm = ext_hdr(c, IRN_HDR_ATMETH);
+
+	if (!c->qp->max_dest_rd_atomic)
+		return bad_request(c);
+	atomic_begin(c);
+	return atomic_end(c, irn_resp_execute_atomic(c->qp, c->pkt->psn,
+				c->pkt->opcode,
+				get_unaligned_be32(&atm->rkey),
+				get_unaligned_be64(&atm->va),
+				get_unaligned_be64(&atm->swap_add),
+				get_unaligned_be64(&atm->compare)));
 }
 
 static enum resp_state do_atomic_write(struct resp_ctx *c)
 {
-	struct irn_qp *qp = c->qp;
 	struct irn_reth *reth = ext_hdr(c, IRN_HDR_RETH);
 	u64 value;
-	int err;
 
-	if (!qp->max_dest_rd_atomic || !irn_resp_atomic_write_value(c, &value))
+	if (!c->qp->max_dest_rd_atomic ||
+	    !irn_resp_atomic_write_value(c, &value))
 		return bad_request(c);
-	qp->resp.epsn = irn_psn_add(c->pkt->psn, 1);
-	qp->resp.msn++;
-	err = irn_resp_execute_atomic_write(qp, c->pkt->psn,
-					    be32_to_cpu(reth->rkey),
-					    be64_to_cpu(reth->va), value);
-	if (!err)
-		return RESP_DONE;
-	qp->resp.epsn = c->pkt->psn;
-	qp->resp.msn--;
-	return err == -EINVAL ? bad_request(c) : rkey_error(c);
+	atomic_begin(c);
+	return atomic_end(c, irn_resp_execute_atomic_write(c->qp, c->pkt->psn,
+				be32_to_cpu(reth->rkey),
+				be64_to_cpu(reth->va), value));
 }
 
 /*

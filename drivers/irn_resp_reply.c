@@ -339,6 +339,32 @@ void irn_resp_send_atomic_ack(struct irn_qp *qp, u32 psn, u64 orig)
 	irn_resp_xmit_response(qp, skb);
 }
 
+/*
+ * The aligned 8 bytes at @va that @rkey grants @access to, with a reference
+ * on their MR in *@mrp; ERR_PTR(-EINVAL) if @va (or where it lands in the
+ * MR's pages) is misaligned, ERR_PTR(-EACCES) if @rkey grants no such
+ * access.  The atomics and the atomic write share it.
+ */
+static u64 *atomic_target(struct irn_qp *qp, u32 rkey, int access, u64 va,
+			  struct irn_mr **mrp)
+{
+	struct irn_mr *mr;
+	u64 *addr;
+
+	if (va & 7)
+		return ERR_PTR(-EINVAL);
+	mr = get_rkey(qp, rkey, access, va, sizeof(*addr));
+	if (!mr)
+		return ERR_PTR(-EACCES);
+	addr = irn_mr_atomic_addr(mr, va);
+	if (!addr || !IS_ALIGNED((uintptr_t)addr, sizeof(*addr))) {
+		irn_mr_put(mr);
+		return ERR_PTR(addr ? -EINVAL : -EACCES);
+	}
+	*mrp = mr;
+	return addr;
+}
+
 /**
  * irn_resp_execute_atomic() - execute an atomic and send its reply
  * @qp: RC QP
@@ -365,16 +391,9 @@ int irn_resp_execute_atomic(struct irn_qp *qp, u32 psn, u8 opcode, u32 rkey,
 	struct irn_mr *mr;
 	u64 *addr, orig;
 
-	if (va & 7)
-		return -EINVAL;
-	mr = get_rkey(qp, rkey, IB_ACCESS_REMOTE_ATOMIC, va, sizeof(u64));
-	if (!mr)
-		return -EACCES;
-	addr = irn_mr_atomic_addr(mr, va);
-	if (!addr) {
-		irn_mr_put(mr);
-		return -EACCES;
-	}
+	addr = atomic_target(qp, rkey, IB_ACCESS_REMOTE_ATOMIC, va, &mr);
+	if (IS_ERR(addr))
+		return PTR_ERR(addr);
 	spin_lock_bh(&qp->dev->atomic_lock);
 	orig = *addr;
 	if (opcode == IB_OPCODE_RC_COMPARE_SWAP) {
@@ -444,17 +463,10 @@ int irn_resp_execute_atomic_write(struct irn_qp *qp, u32 psn, u32 rkey,
 	struct irn_mr *mr;
 	u64 *addr;
 
-	if (va & 7)
-		return -EINVAL;
-	mr = get_rkey(qp, rkey, IB_ACCESS_REMOTE_WRITE, va,
-		      IRN_ATOMIC_WRITE_LEN);
-	if (!mr)
-		return -EACCES;
-	addr = irn_mr_atomic_addr(mr, va);
-	if (!addr || !IS_ALIGNED((uintptr_t)addr, sizeof(*addr))) {
-		irn_mr_put(mr);
-		return addr ? -EINVAL : -EACCES;
-	}
+	BUILD_BUG_ON(sizeof(*addr) != IRN_ATOMIC_WRITE_LEN);
+	addr = atomic_target(qp, rkey, IB_ACCESS_REMOTE_WRITE, va, &mr);
+	if (IS_ERR(addr))
+		return PTR_ERR(addr);
 	spin_lock_bh(&qp->dev->atomic_lock);
 	/* Release: whatever was placed before it is visible first. */
 	smp_store_release(addr, value);
