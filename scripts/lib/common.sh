@@ -158,47 +158,8 @@ irn_run_dir() {
 	printf '%s\n' "$IRN_RUN_DIR"
 }
 
-# Kernel messages that make a run fail. Extended regex, one per line.
-irn_bad_kernel_patterns() {
-	cat <<'PAT'
-WARNING:
-BUG:
-Oops
-general protection
-Call Trace
-possible circular locking
-inconsistent lock state
-lockdep: .*(turning off|BUG)
-KASAN:
-UBSAN:
-kmemleak: .*(suspected memory leak|new suspected)
-Kernel panic
-INFO: task .* blocked for more than
-rcu: INFO: .* detected stalls
-ODEBUG: 
-dst_release(_immediate)?(: dst:| underflow)
-PAT
-}
-
-# Filter: the kernel log without reports of failed allocations.  The
-# kernel prints one (warn_alloc: "page allocation failure" or "vmalloc
-# error", a stack dump, the memory state) for any failed allocation that
-# did not ask for silence; it is not a fault in itself, and the faults
-# test injects such failures on purpose.  What may follow one (KASAN, a
-# BUG, a leak) is still caught.  At most 80 lines are skipped per report.
-irn_drop_alloc_reports() {
-	awk '/(page allocation failure|vmalloc error): / { skip = 80 }
-	     skip > 0 { skip--; if ($0 ~ /<\/TASK>/) skip = 0; next }
-	     { print }'
-}
-
-# Print the lines of file $1 that match a bad-kernel pattern (empty if
-# none). Exit status 0 if something was found.
-irn_scan_kernel_log() {
-	local f=$1
-	[[ -s $f ]] || return 1
-	irn_drop_alloc_reports <"$f" | grep -a -E -f <(irn_bad_kernel_patterns)
-}
+# shellcheck source=scripts/lib/kernel-log.sh
+source "$IRN_ROOT/scripts/lib/kernel-log.sh"
 
 # irn_test_budget FILE TIER: the seconds a test may take in TIER (ci or
 # full), from its "# irn-test:" header: "ci=N" in the CI tier, else

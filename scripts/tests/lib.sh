@@ -20,6 +20,9 @@
 #
 # Exit codes: 0 pass, 77 skip, anything else fail.
 
+# shellcheck source=scripts/lib/kernel-log.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/kernel-log.sh"
+
 IRN_DRIVER=${IRN_DRIVER:-irn}
 case $IRN_DRIVER in
 irn)
@@ -230,19 +233,15 @@ irn_dmesg_mark()
 	IRN_DMESG_MARK=$(dmesg | wc -l)
 }
 
-# Fail if the kernel logged a warning, a bug or similar since the mark.
+# Fail if the kernel logged a warning, a bug or similar since the mark
+# (irn_bad_kernel_patterns, less irn_drop_known_reports: scripts/lib/
+# kernel-log.sh).
 irn_dmesg_check()
 {
 	local what=${1:-dmesg} bad
 
-	# reports of failed allocations are not faults (see
-	# irn_drop_alloc_reports in scripts/lib/common.sh)
-	bad=$(dmesg | tail -n +"$((IRN_DMESG_MARK + 1))" |
-		awk '/(page allocation failure|vmalloc error): / { skip = 80 }
-		     skip > 0 { skip--; if ($0 ~ /<\/TASK>/) skip = 0; next }
-		     { print }' |
-		grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace|KASAN|UBSAN|kernel BUG|refcount_t:|list_(add|del) corruption|blocked for more than|RIP:|ODEBUG: |dst_release(_immediate)?(: dst:| underflow)' ||
-		true)
+	bad=$(dmesg | tail -n +"$((IRN_DMESG_MARK + 1))" | irn_drop_known_reports |
+		grep -a -E -f <(irn_bad_kernel_patterns) || true)
 	[[ -z $bad ]] ||
 		irn_fail "$what: kernel log shows problems:"$'\n'"$bad"
 }
