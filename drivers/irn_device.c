@@ -7,7 +7,16 @@
  * network namespace the netdev is in (irn_net.c).  Devices go away by
  * `rdma link delete`, when their netdev is unregistered or leaves the
  * namespace, or at module unload; in every case the RDMA core calls
- * irn_dealloc_driver() last.
+ * irn_dealloc_driver() last.  None of these waits for the programs that
+ * have the device open: the RDMA core revokes their user contexts
+ * (disassociate_ucontext, irn_verbs.c).
+ *
+ * The RDMA core's own namespace of a device (who may see and open it) is
+ * the initial one at creation on the kernels irn supports; in the core's
+ * exclusive mode `rdma dev set NAME netns NS` moves it, which the core does
+ * by disabling the device (revoking its users), and enabling it again in
+ * NS.  While disabled, the core's lookups by netdev do not find the
+ * device, so the netdev notifier finds irn's devices on irn's own list.
  *
  * irn registers as RDMA_DRIVER_RXE so that rdma-core's rxe provider drives
  * it, which means core lookups by driver id also find stock rxe devices:
@@ -18,11 +27,13 @@
 
 #include <linux/if_arp.h>
 #include <linux/if_vlan.h>
+#include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
 #include <linux/rtnetlink.h>
+#include <linux/workqueue.h>
 #include <net/addrconf.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
@@ -40,9 +51,15 @@
 /* rxe provider ABI: rdma-core accepts 1..2; 2 is what stock rxe reports. */
 #define IRN_UVERBS_ABI_VERSION	2
 
-/* All irn devices; taken by newlink, dealloc and module unload. */
+/*
+ * All irn devices, registered or not: taken by newlink, dealloc, the netdev
+ * notifier (under RTNL) and module unload, never across a call into the
+ * RDMA core.
+ */
 static DEFINE_MUTEX(irn_devices_lock);
 static LIST_HEAD(irn_devices);
+/* Unregistrations asked for by the netdev notifier; drained at unload. */
+static struct workqueue_struct *irn_unreg_wq;
 
 static void irn_dealloc_driver(struct ib_device *ibdev);
 
@@ -64,7 +81,9 @@ static bool is_irn_dev(const struct ib_device *ibdev)
  *
  * Context: any; safe in softirq.
  * Return: the device with a registration reference held (drop it with
- * irn_device_put()), or NULL if @ndev has no registered irn device.
+ * irn_device_put()), or NULL if @ndev has no irn device that is registered
+ * and enabled (the RDMA core disables a device while it moves it to
+ * another namespace).
  */
 struct irn_dev *irn_device_get_by_netdev(struct net_device *ndev)
 {
@@ -93,7 +112,6 @@ void irn_device_put(struct irn_dev *dev)
 
 static int check_netdev(const char *name, struct net_device *ndev)
 {
-	struct irn_dev *other;
 	struct ib_device *ibdev;
 
 	if (is_vlan_dev(ndev)) {
@@ -106,14 +124,6 @@ static int check_netdev(const char *name, struct net_device *ndev)
 		       ndev->name);
 		return -EINVAL;
 	}
-	other = irn_device_get_by_netdev(ndev);
-	if (other) {
-		pr_err("%s already has irn device %s; delete it first with 'rdma link delete %s'\n",
-		       ndev->name, dev_name(&other->ib_dev.dev),
-		       dev_name(&other->ib_dev.dev));
-		irn_device_put(other);
-		return -EEXIST;
-	}
 	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
 	if (ibdev) {
 		pr_err("an RDMA device named %s already exists; pick another name\n",
@@ -122,6 +132,49 @@ static int check_netdev(const char *name, struct net_device *ndev)
 		return -EEXIST;
 	}
 	return 0;
+}
+
+/* Must hold irn_devices_lock.  A netdev has at most one irn device. */
+static struct irn_dev *find_by_netdev(struct net_device *ndev)
+{
+	struct irn_dev *dev;
+
+	lockdep_assert_held(&irn_devices_lock);
+	list_for_each_entry(dev, &irn_devices, list)
+		if (dev->ndev == ndev)
+			return dev;
+	return NULL;
+}
+
+/*
+ * Put a new device on the list, unless its netdev already has one there.
+ * The list decides rather than a lookup of registered devices, which would
+ * miss a device being registered, or disabled by the RDMA core for a
+ * namespace change, and would let two `rdma link add` race.
+ */
+static int list_add_unique(struct irn_dev *dev)
+{
+	struct irn_dev *other;
+	const char *other_name;
+	int err = 0;
+
+	mutex_lock(&irn_devices_lock);
+	other = find_by_netdev(dev->ndev);
+	if (other) {
+		/* NULL until the other device's registration names it. */
+		other_name = dev_name(&other->ib_dev.dev);
+		if (other_name)
+			pr_err("%s already has irn device %s; delete it first with 'rdma link delete %s'\n",
+			       dev->ndev->name, other_name, other_name);
+		else
+			pr_err("%s already has an irn device being added\n",
+			       dev->ndev->name);
+		err = -EEXIST;
+	} else {
+		list_add_tail(&dev->list, &irn_devices);
+	}
+	mutex_unlock(&irn_devices_lock);
+	return err;
 }
 
 /*
@@ -169,9 +222,26 @@ static void init_ib_device(struct irn_dev *dev)
 	strscpy(ibdev->node_desc, "irn", sizeof(ibdev->node_desc));
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
-	ib_set_device_ops(ibdev, &irn_dev_ops);
 	ib_set_device_ops(ibdev, &irn_verbs_ops);
 	irn_verbs_init_attr(dev);
+}
+
+/*
+ * On irn_unreg_wq: the netdev notifier asked for the device to go.  The
+ * RDMA core serialises this with `rdma link delete`, module unload and its
+ * own namespace changes (the device's unregistration lock): whichever comes
+ * second finds the device unregistered and does nothing, and a namespace
+ * change under way finishes first.  A device still being registered by
+ * irn_newlink() is not registered yet or is already: newlink then sees its
+ * netdev gone (netdev_stayed()) and unregisters it itself.
+ */
+static void unreg_work(struct work_struct *work)
+{
+	struct irn_dev *dev = container_of(work, struct irn_dev, unreg_work);
+
+	ib_unregister_device(&dev->ib_dev);
+	/* The notifier's reference; @dev may be freed from here on. */
+	put_device(&dev->ib_dev.dev);
 }
 
 /**
@@ -179,8 +249,10 @@ static void init_ib_device(struct irn_dev *dev)
  * @name: RDMA device name asked for
  * @ndev: Ethernet netdev to bind to
  *
- * The device lives in @ndev's network namespace; the RoCEv2 port there is
- * bound with the namespace's first device.
+ * The device sends and receives in @ndev's network namespace; the RoCEv2
+ * port there is bound with the namespace's first device.  The RDMA core
+ * puts the device itself in the initial namespace, whatever the caller's:
+ * in the core's exclusive mode `rdma dev set NAME netns NS` moves it.
  *
  * Context: process context, may sleep; takes RTNL.  Called under the RDMA
  * core's link_ops lock (read), which module unload takes for writing, so
@@ -209,6 +281,7 @@ static int irn_newlink(const char *name, struct net_device *ndev)
 		goto err_put_net;
 	}
 	INIT_LIST_HEAD(&dev->list);
+	INIT_WORK(&dev->unreg_work, unreg_work);
 	xa_init_flags(&dev->mr_keys, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
@@ -217,6 +290,18 @@ static int irn_newlink(const char *name, struct net_device *ndev)
 	irn_tunables_default(&dev->tun);
 	dev->ndev = ndev;
 	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
+	/*
+	 * From here on ib_dealloc_device() calls irn_dealloc_driver(), which
+	 * undoes what is done so far and whatever of the rest is done.
+	 */
+	ib_set_device_ops(&dev->ib_dev, &irn_dev_ops);
+	/*
+	 * On the list before registering, so that the netdev notifier finds
+	 * it from now on; irn_dealloc_driver() takes it off either way.
+	 */
+	err = list_add_unique(dev);
+	if (err)
+		goto err_dealloc_device;
 	dev->stats = alloc_percpu(struct irn_counters);
 	if (!dev->stats) {
 		err = -ENOMEM;
@@ -232,11 +317,6 @@ static int irn_newlink(const char *name, struct net_device *ndev)
 	err = ib_device_set_netdev(&dev->ib_dev, ndev, IRN_PORT);
 	if (err)
 		goto err_dealloc_device;
-
-	/* On the list before registering: dealloc takes it off either way. */
-	mutex_lock(&irn_devices_lock);
-	list_add_tail(&dev->list, &irn_devices);
-	mutex_unlock(&irn_devices_lock);
 
 	/* Once registered it may be unregistered and freed by anyone. */
 	get_device(&dev->ib_dev.dev);
@@ -255,7 +335,15 @@ static int irn_newlink(const char *name, struct net_device *ndev)
 		err = -ENODEV;
 		goto err_put_net;
 	}
-	irn_debugfs_add_dev(dev);
+	/*
+	 * Only while on the list: a device unregistered meanwhile has gone
+	 * through irn_dealloc_driver(), which removes the directory after
+	 * taking it off.
+	 */
+	mutex_lock(&irn_devices_lock);
+	if (!list_empty(&dev->list))
+		irn_debugfs_add_dev(dev);
+	mutex_unlock(&irn_devices_lock);
 	ibdev_info(&dev->ib_dev, "added on %s (mode %s)\n", ndev->name,
 		   irn_mode_name(dev->tun.mode));
 	put_device(&dev->ib_dev.dev);
@@ -276,10 +364,12 @@ err_put_net:
  * irn_dealloc_driver() - ib_device_ops.dealloc_driver
  * @ibdev: device
  *
- * The last thing the RDMA core does with a device, after unregistration or
- * a failed registration; the memory is freed by the core afterwards.  The
- * device lets go of its namespace before its netdev: a namespace being
- * deleted waits for its netdevs, and so for this, before irn_net.c's exit.
+ * The last thing the RDMA core does with a device, after unregistration, a
+ * failed registration or a failed irn_newlink(); the memory is freed by the
+ * core afterwards.  By then the core has revoked every user context of the
+ * device and destroyed its objects.  The device lets go of its namespace
+ * before its netdev: a namespace being deleted waits for its netdevs, and
+ * so for this, before irn_net.c's exit.
  *
  * Context: process context, may sleep.
  */
@@ -287,10 +377,11 @@ static void irn_dealloc_driver(struct ib_device *ibdev)
 {
 	struct irn_dev *dev = to_irn_dev(ibdev);
 
-	irn_debugfs_remove_dev(dev);
 	mutex_lock(&irn_devices_lock);
 	list_del_init(&dev->list);
 	mutex_unlock(&irn_devices_lock);
+	/* Off the list, the device gets no new directory (irn_newlink()). */
+	irn_debugfs_remove_dev(dev);
 	WARN_ON(!xa_empty(&dev->mr_keys));
 	xa_destroy(&dev->mr_keys);
 	WARN_ON(!xa_empty(&dev->ahs) || !xa_empty(&dev->qps));
@@ -326,6 +417,35 @@ static void port_state_changed(struct irn_dev *dev)
 	ib_dispatch_event(&event);
 }
 
+/*
+ * @ndev is being unregistered, or is leaving its namespace: queue the
+ * unregistration of its device.  The device is looked up on irn's list:
+ * the RDMA core's lookup finds only enabled devices, and would miss one
+ * disabled for a namespace change (`rdma dev set`, or its namespace being
+ * deleted) at this moment; a moved netdev's NETDEV_UNREGISTER comes once.
+ * Must hold RTNL.
+ *
+ * Return: whether @ndev has an irn device.
+ */
+static bool unregister_netdev_device(struct net_device *ndev)
+{
+	struct irn_dev *dev;
+	bool found = false;
+
+	ASSERT_RTNL();
+	mutex_lock(&irn_devices_lock);
+	dev = find_by_netdev(ndev);
+	if (dev) {
+		found = true;
+		/* On the list, so not freed yet; the work drops this. */
+		get_device(&dev->ib_dev.dev);
+		if (!queue_work(irn_unreg_wq, &dev->unreg_work))
+			put_device(&dev->ib_dev.dev);
+	}
+	mutex_unlock(&irn_devices_lock);
+	return found;
+}
+
 /**
  * irn_netdev_event() - netdev notifier
  * @nb: irn_netdev_notifier
@@ -339,15 +459,17 @@ static int irn_netdev_event(struct notifier_block *nb, unsigned long event,
 			    void *ptr)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
-	struct irn_dev *dev = irn_device_get_by_netdev(ndev);
+	struct irn_dev *dev;
 
+	if (event == NETDEV_UNREGISTER)
+		return unregister_netdev_device(ndev) ? NOTIFY_OK : NOTIFY_DONE;
+
+	/* Port events matter to registered, enabled devices only. */
+	dev = irn_device_get_by_netdev(ndev);
 	if (!dev)
 		return NOTIFY_DONE;
 
 	switch (event) {
-	case NETDEV_UNREGISTER:
-		ib_unregister_device_queued(&dev->ib_dev);
-		break;
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
@@ -380,15 +502,25 @@ int irn_device_init(void)
 {
 	int err;
 
+	irn_unreg_wq = alloc_workqueue("irn_unreg", WQ_UNBOUND, 0);
+	if (!irn_unreg_wq)
+		return -ENOMEM;
 	err = register_netdevice_notifier(&irn_netdev_notifier);
 	if (err)
-		return err;
+		goto err_destroy_unreg_wq;
 	rdma_link_register(&irn_link_ops);
 	return 0;
+
+err_destroy_unreg_wq:
+	destroy_workqueue(irn_unreg_wq);
+	return err;
 }
 
 /**
  * irn_device_exit() - remove every irn device
+ *
+ * Programs that have a device open do not hold the module: the RDMA core
+ * revokes their contexts as it unregisters the device.
  *
  * Context: module exit.
  */
@@ -398,6 +530,8 @@ void irn_device_exit(void)
 
 	rdma_link_unregister(&irn_link_ops);
 	unregister_netdevice_notifier(&irn_netdev_notifier);
+	/* Nothing queues unregistrations any more: let those queued run. */
+	flush_workqueue(irn_unreg_wq);
 
 	mutex_lock(&irn_devices_lock);
 	while ((dev = list_first_entry_or_null(&irn_devices, struct irn_dev,
@@ -411,4 +545,5 @@ void irn_device_exit(void)
 		mutex_lock(&irn_devices_lock);
 	}
 	mutex_unlock(&irn_devices_lock);
+	destroy_workqueue(irn_unreg_wq);
 }

@@ -14,6 +14,7 @@
 #include "irn_device.h"
 #include "irn_net.h"
 #include "irn_task.h"
+#include "irn_txsock.h"
 
 #if !IS_ENABLED(CONFIG_INFINIBAND_VIRT_DMA)
 #error "irn needs CONFIG_INFINIBAND_VIRT_DMA"
@@ -50,6 +51,8 @@ err_debugfs_exit:
 static void __exit irn_exit(void)
 {
 	irn_device_exit();
+	/* Packets the devices' QPs sent while they were being removed. */
+	irn_txsock_wait_all();
 	/* Address vectors freed after a grace period (irn_av_free()). */
 	rcu_barrier();
 	irn_net_exit();

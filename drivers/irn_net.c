@@ -26,7 +26,13 @@
  * `ip link set ... netns`, or a physical netdev going home to the initial
  * namespace when its namespace is deleted) takes its irn device down
  * (NETDEV_UNREGISTER) without that wait; the exit then waits for that
- * device to be freed, which takes as long as programs keep it open.
+ * device to be freed.  That is soon: the RDMA core revokes the contexts
+ * of programs that have the device open rather than waiting for them
+ * (disassociate_ucontext).
+ *
+ * The RDMA core's own namespace of a device, which its exclusive mode
+ * changes (`rdma dev set`, or the device's namespace being deleted), is
+ * another matter and changes nothing here.
  *
  * Locking: irn_net_lock (a mutex) serialises every namespace's user count
  * and port; the namespace exit reads the count without it while waiting.
@@ -153,7 +159,7 @@ static void __net_exit ns_exit(struct net *net)
 
 	while (!wait_event_timeout(irn_net_wq, !READ_ONCE(in->users),
 				   IRN_NET_EXIT_NAG))
-		pr_warn("a network namespace being deleted waits for %u irn device(s) whose netdev left it: close the programs that use them\n",
+		pr_warn("a network namespace being deleted waits for %u irn device(s) whose netdev left it to be freed\n",
 			READ_ONCE(in->users));
 	/* Pairs with irn_net_put(): what it wrote, it wrote under the lock. */
 	mutex_lock(&irn_net_lock);

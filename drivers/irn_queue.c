@@ -7,7 +7,12 @@
  * handed to the provider in a struct mminfo.  The provider mmaps that exact
  * range on the uverbs file; irn_queue_mmap() maps the vmalloc_user() pages.
  * A mapping holds references on the pages, so a ring freed while still
- * mapped stays valid for the process until it unmaps it.
+ * mapped stays valid for the process until it unmaps it.  The same makes
+ * revoking a user context safe (irn_disassociate_ucontext()): the RDMA
+ * core zaps only the mappings on its umap list, which rdma_user_mmap_io()
+ * fills for device memory and irn never does, so a revoked process keeps
+ * its rings' pages, which no kernel code touches any more, until it unmaps
+ * them.
  *
  * A mapped ring's buffer belongs to its mmap entry and is freed with it,
  * when the last reference goes: an mmap() that found the entry just before

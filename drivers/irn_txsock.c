@@ -16,7 +16,11 @@
  * points to the QP, under RCU, until irn_txsock_detach(); a packet freed
  * after that finds NULL and only drops its references.  The socket itself
  * is freed with its last packet, and while any packet is out the module
- * cannot be unloaded (rmmod says it is in use).
+ * cannot be unloaded (rmmod says it is in use).  rmmod checks that only
+ * before the module's exit, which then removes the devices, and the QPs
+ * may send meanwhile (a program's QPs too: the RDMA core revokes its
+ * context rather than holding the module for it), so the exit also waits
+ * for every packet (irn_txsock_wait_all()).
  *
  * The socket is created in the device's network namespace, the one its
  * packets are routed in, and holds no reference to it (a kernel socket):
@@ -39,6 +43,11 @@
 
 #define IRN_TX_INFLIGHT		64
 #define IRN_TX_RESUME		16
+/* Module unload says every this often what it is waiting for. */
+#define IRN_TX_UNLOAD_NAG	(10 * HZ)
+
+/* Packets of every QP in the transmit path. */
+static atomic_t irn_tx_packets = ATOMIC_INIT(0);
 
 /**
  * irn_txsock_create() - give a new QP its transmit socket
@@ -79,8 +88,11 @@ static void tx_done(struct sk_buff *skb)
 	sock_put(sk);
 	/*
 	 * Last, inside the read-side section: free_module() waits for a grace
-	 * period, so only the return below can race with an unload.
+	 * period after irn_txsock_wait_all() returns, so only the return
+	 * below can race with an unload.
 	 */
+	if (atomic_dec_and_test(&irn_tx_packets))
+		wake_up_var(&irn_tx_packets);
 	module_put(THIS_MODULE);
 	rcu_read_unlock();
 }
@@ -97,6 +109,7 @@ void irn_txsock_own(struct irn_qp *qp, struct sk_buff *skb)
 	struct sock *sk = qp->tx_sock->sk;
 
 	atomic_inc(&qp->tx_inflight);
+	atomic_inc(&irn_tx_packets);
 	__module_get(THIS_MODULE);
 	sock_hold(sk);
 	skb->sk = sk;
@@ -170,4 +183,22 @@ void irn_txsock_release(struct irn_qp *qp)
 {
 	sock_release(qp->tx_sock);
 	qp->tx_sock = NULL;
+}
+
+/**
+ * irn_txsock_wait_all() - wait until the stack has freed every packet
+ *
+ * Their destructor is irn's code.  Says every IRN_TX_UNLOAD_NAG how many
+ * packets it waits for: a netdev whose transmit queue stays stopped (a
+ * virtio-net ring the host does not consume) can hold them for ever.
+ *
+ * Context: module exit, every device gone, so no QP sends any more.
+ */
+void irn_txsock_wait_all(void)
+{
+	while (!wait_var_event_timeout(&irn_tx_packets,
+				       !atomic_read(&irn_tx_packets),
+				       IRN_TX_UNLOAD_NAG))
+		pr_warn("unloading waits for %d packet(s) held in a transmit queue: bring its netdev up or delete it\n",
+			atomic_read(&irn_tx_packets));
 }

@@ -259,6 +259,44 @@ static void irn_dealloc_ucontext(struct ib_ucontext *ibuc)
 }
 
 /**
+ * irn_disassociate_ucontext() - ib_device_ops.disassociate_ucontext
+ * @ibuc: context of a process that still has the device open, while the
+ *	  device is unregistered or moved to another network namespace
+ *
+ * Having this op is what lets the RDMA core revoke a user context instead
+ * of waiting for the process to close it (`rdma link delete`, netdev
+ * removal, module unload), and what `rdma dev set DEV netns NS` requires.
+ * There is nothing left to do by the time it is called:
+ *
+ * - The core has published the device as gone and waited (SRCU) for every
+ *   verb in progress on the uverbs file, mmap() included; from then on
+ *   every verb that enters the kernel fails with -EIO (destroying an object
+ *   succeeds without reaching irn), so no user thread is inside an irn op,
+ *   and none gets in.
+ * - It has destroyed every object of the context (RDMA_REMOVE_DRIVER_REMOVE)
+ *   through the same destroy ops as a process exit: QPs stop their
+ *   engines, timers and tasks, wait for packets being received, and detach
+ *   those still being sent (irn_txsock.c); CQs disable their notify task;
+ *   MRs wait for the packets using them.  Each ring's mmap entry is removed
+ *   and frees the ring at once, since irn's mappings hold no entry.
+ * - What the process may still have mapped are rings of vmalloc_user()
+ *   pages, mapped by remap_vmalloc_range(): each page table entry holds a
+ *   reference to its page, so a ring's vfree() leaves the pages to the
+ *   process until it unmaps them (or exits), and no kernel code reads or
+ *   writes them any more.  Being memory rather than device registers, they
+ *   need no zapping: the process sees rings that no longer move.  The
+ *   mappings' vm_ops are the core's (irn's pages are not tracked in its
+ *   umap list), so they use no irn code once the module is unloaded.
+ *
+ * Context: process context, may sleep.  Called by the RDMA core with the
+ * uverbs file's hw_destroy_rwsem held for writing, after the context's
+ * objects are destroyed and before dealloc_ucontext.
+ */
+static void irn_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+/**
  * irn_alloc_pd() - ib_device_ops.alloc_pd
  * @ibpd: PD allocated by the RDMA core
  * @udata: user data, or NULL for a kernel consumer; no payload either way
@@ -310,6 +348,7 @@ const struct ib_device_ops irn_verbs_ops = {
 	.destroy_qp		= irn_qp_destroy,
 	.destroy_srq		= irn_srq_destroy,
 	.detach_mcast		= irn_mcast_detach,
+	.disassociate_ucontext	= irn_disassociate_ucontext,
 	.get_dma_mr		= irn_mr_get_dma,
 	.get_hw_stats		= irn_counters_get_hw_stats,
 	.get_link_layer		= irn_get_link_layer,

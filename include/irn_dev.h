@@ -8,6 +8,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
@@ -91,7 +92,10 @@ struct irn_tunables {
  * @mcgs: UD multicast groups with attached QPs; RCU-safe lookups
  * @n_mcgs: how many
  * @debugfs: the device's debugfs directory
- * @list: on the module's device list, protected by irn_devices_lock
+ * @list: on the module's device list, protected by irn_devices_lock; on
+ *	  it from irn_newlink() until irn_dealloc_driver()
+ * @unreg_work: unregisters the device once its netdev is unregistered or
+ *		leaves its namespace (irn_device.c)
  */
 struct irn_dev {
 	struct ib_device	ib_dev;
@@ -117,6 +121,7 @@ struct irn_dev {
 	unsigned int		n_mcgs;
 	struct dentry		*debugfs;
 	struct list_head	list;
+	struct work_struct	unreg_work;
 };
 
 static inline struct irn_dev *to_irn_dev(struct ib_device *ibdev)

@@ -17,5 +17,6 @@ int irn_txsock_queued(const struct irn_qp *qp);
 int irn_txsock_drain(struct irn_qp *qp, long timeout);
 void irn_txsock_detach(struct irn_qp *qp);
 void irn_txsock_release(struct irn_qp *qp);
+void irn_txsock_wait_all(void);
 
 #endif /* _IRN_TXSOCK_H */
