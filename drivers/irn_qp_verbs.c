@@ -75,6 +75,17 @@ static int check_init(struct ib_qp_init_attr *init, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * Undo init_rings(), or as much of it as was done: the QP came zeroed from
+ * the RDMA core, and a ring never set up, or a NULL swqe, frees nothing.
+ */
+static void free_rings(struct irn_qp *qp)
+{
+	kvfree(qp->swqe);
+	irn_queue_cleanup(&qp->rq.queue);
+	irn_queue_cleanup(&qp->sq.queue);
+}
+
 static int init_rings(struct irn_qp *qp, struct ib_qp_init_attr *init,
 		      struct ib_udata *udata)
 {
@@ -103,7 +114,7 @@ static int init_rings(struct irn_qp *qp, struct ib_qp_init_attr *init,
 	err = irn_queue_init(&qp->rq.queue, cap->max_recv_wr,
 			     rq_elem_size(cap->max_recv_sge), qp->user);
 	if (err)
-		goto err_cleanup_sq;
+		goto err_free_rings;
 	/* Report what the rings really hold: users fill them to that. */
 	cap->max_send_wr = irn_queue_capacity(&qp->sq.queue);
 	cap->max_recv_wr = irn_queue_capacity(&qp->rq.queue);
@@ -113,28 +124,24 @@ static int init_rings(struct irn_qp *qp, struct ib_qp_init_attr *init,
 			    GFP_KERNEL);
 	if (!qp->swqe) {
 		err = -ENOMEM;
-		goto err_cleanup_rq;
+		goto err_free_rings;
 	}
 	if (!udata)
 		return 0;
 
 	err = irn_queue_map(&qp->sq.queue, udata, &resp.sq_mi);
 	if (err)
-		goto err_free_swqe;
+		goto err_free_rings;
 	err = irn_queue_map(&qp->rq.queue, udata, &resp.rq_mi);
 	if (err)
-		goto err_free_swqe;
+		goto err_free_rings;
 	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 	if (err)
-		goto err_free_swqe;
+		goto err_free_rings;
 	return 0;
 
-err_free_swqe:
-	kvfree(qp->swqe);
-err_cleanup_rq:
-	irn_queue_cleanup(&qp->rq.queue);
-err_cleanup_sq:
-	irn_queue_cleanup(&qp->sq.queue);
+err_free_rings:
+	free_rings(qp);
 	return err;
 }
 
@@ -286,7 +293,7 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_free_stage;
 	err = irn_txsock_create(qp);
 	if (err)
-		goto err_cleanup_rings;
+		goto err_free_rings;
 	if (ibqp->qp_type == IB_QPT_GSI)
 		qp->qkey = IB_QP1_QKEY;
 	err = publish_qpn(dev, qp);
@@ -300,10 +307,8 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 err_release_sock:
 	irn_txsock_release(qp);
-err_cleanup_rings:
-	kvfree(qp->swqe);
-	irn_queue_cleanup(&qp->rq.queue);
-	irn_queue_cleanup(&qp->sq.queue);
+err_free_rings:
+	free_rings(qp);
 err_free_stage:
 	irn_srq_stage_free(&qp->resp.stage);
 err_free_res:
@@ -640,9 +645,7 @@ int irn_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (av)
 		irn_av_free(av);
 	irn_txsock_release(qp);
-	kvfree(qp->swqe);
-	irn_queue_cleanup(&qp->rq.queue);
-	irn_queue_cleanup(&qp->sq.queue);
+	free_rings(qp);
 	irn_srq_stage_free(&qp->resp.stage);
 	kfree(qp->resp.res);
 	irn_rxwin_free(&qp->resp.win);
