@@ -661,77 +661,126 @@ static void advance_pos(struct irn_qp *qp, struct irn_swqe *w, u32 paylen,
 	}
 }
 
-static enum ib_wc_status build_and_send(struct irn_qp *qp,
-					struct irn_swqe *w,
-					const struct req_pos *pos)
+/**
+ * struct req_pkt - the shape of one request packet
+ * @opcode: its BTH opcode
+ * @flags: the headers after the BTH and the operation (irn_opcode_flags())
+ * @hdr_len: bytes of the BTH and the extended headers, the IRN header not
+ *	     included
+ * @paylen: payload bytes
+ * @pad: bytes that pad the payload to a multiple of four
+ * @chunk: for a read request, the bytes it asks for
+ * @read: an RDMA READ request
+ * @last: the last packet of its message
+ * @irn: the packet carries the IRN header
+ */
+struct req_pkt {
+	u8	opcode;
+	u32	flags;
+	u32	hdr_len;
+	u32	paylen;
+	u8	pad;
+	u32	chunk;
+	bool	read;
+	bool	last;
+	bool	irn;
+};
+
+/* What the packet at @pos carries, from its WQE and the path MTU. */
+static void plan_packet(const struct irn_qp *qp, const struct irn_swqe *w,
+			const struct req_pos *pos, struct req_pkt *pkt)
 {
-	u32 offset = pos->offset;
 	bool reads = is_read_or_atomic(w->opcode);
-	bool read = w->opcode == IB_WR_RDMA_READ;
-	u32 chunk = read ? read_chunk(qp, w, offset) : 0;
-	u32 paylen = reads ? 0 : min(w->length - offset, qp->mtu);
-	bool first = offset == 0;
-	bool last, irn = irn_qp_irn_on(qp);
-	u8 opcode;
-	u32 flags, hdr_len;
-	u8 pad = (4 - (paylen & 3)) & 3;
-	struct irn_bth_fields bth = {
-		.pad = pad,
+	u32 offset = pos->offset;
+
+	pkt->read = w->opcode == IB_WR_RDMA_READ;
+	pkt->chunk = pkt->read ? read_chunk(qp, w, offset) : 0;
+	if (pkt->read && pos->resend_pkts)
+		pkt->chunk = min(pkt->chunk, pos->resend_pkts * qp->mtu);
+	pkt->paylen = reads ? 0 : min(w->length - offset, qp->mtu);
+	pkt->pad = (4 - (pkt->paylen & 3)) & 3;
+	pkt->last = (reads && !pkt->read) ||
+		    offset + pkt->paylen + pkt->chunk >= w->length;
+	pkt->opcode = wire_opcode(qp, w, offset == 0, pkt->last);
+	pkt->flags = irn_opcode_flags(pkt->opcode);
+	pkt->hdr_len = irn_opcode_hdr_len(pkt->opcode);
+	pkt->irn = irn_qp_irn_on(qp);
+}
+
+/*
+ * The packet's BTH.  Whether it asks for an ACK is the flow's choice
+ * (irn_flow_ask_ack()), which notes the time of the asking.
+ */
+static void fill_bth_fields(struct irn_qp *qp, const struct irn_swqe *w,
+			    const struct req_pos *pos,
+			    const struct req_pkt *pkt, u64 now,
+			    struct irn_bth_fields *bth)
+{
+	*bth = (struct irn_bth_fields) {
+		.opcode = pkt->opcode,
+		.se = pkt->last && (w->send_flags & IB_SEND_SOLICITED) &&
+		      (pkt->flags & (IRN_OP_SEND | IRN_HDR_IMMDT)),
+		.pad = pkt->pad,
 		.pkey = IB_DEFAULT_PKEY_FULL,
+		.qpn = irn_qp_is_ud(qp) ? w->ud_qpn : qp->dest_qpn,
 		.psn = pos->psn,
 		.irn_cap = qp->irn.mode != IRN_MODE_GBN,
-		.irn_ext = irn,
+		.irn_ext = pkt->irn,
 	};
+	bth->ack_req = irn_qp_is_rc(qp) &&
+		       irn_flow_ask_ack(&qp->flow,
+					pkt->last || pos->resend_pkts,
+					pos->psn - w->first_psn + 1, now);
+}
+
+/*
+ * Headers and payload in a new skb, in *@skbp.  Without memory *@skbp is
+ * NULL and the status IB_WC_SUCCESS: the packet is retried like a lost
+ * one.  A payload that cannot be read leaves *@skbp NULL and says why.
+ */
+static enum ib_wc_status build_packet(struct irn_qp *qp,
+				      const struct irn_swqe *w,
+				      const struct req_pos *pos,
+				      const struct req_pkt *pkt,
+				      const struct irn_bth_fields *bth,
+				      struct sk_buff **skbp)
+{
+	u32 hdr_len = pkt->hdr_len + (pkt->irn ? sizeof(struct irn_ixth) : 0);
 	enum ib_wc_status status;
-	struct irn_av *av;
 	struct sk_buff *skb;
-	u64 now;
 
-	if (read && pos->resend_pkts)
-		chunk = min(chunk, pos->resend_pkts * qp->mtu);
-	last = (reads && !read) || offset + paylen + chunk >= w->length;
-	opcode = wire_opcode(qp, w, first, last);
-	flags = irn_opcode_flags(opcode);
-	hdr_len = irn_opcode_hdr_len(opcode);
-	bth.opcode = opcode;
-
-	rcu_read_lock();
-	av = packet_av(qp, w);
-	if (!av) {
-		rcu_read_unlock();
-		return IB_WC_LOC_QP_OP_ERR;
-	}
-	bth.qpn = irn_qp_is_ud(qp) ? w->ud_qpn : qp->dest_qpn;
-	bth.se = last && (w->send_flags & IB_SEND_SOLICITED) &&
-		 (flags & (IRN_OP_SEND | IRN_HDR_IMMDT));
-	now = ktime_get_ns();
-	bth.ack_req = irn_qp_is_rc(qp) &&
-		      irn_flow_ask_ack(&qp->flow, last || pos->resend_pkts,
-				       pos->psn - w->first_psn + 1, now);
-
-	skb = irn_xmit_alloc(qp->dev, hdr_len + (irn ? sizeof(struct
-				irn_ixth) : 0) + paylen + pad, GFP_ATOMIC);
-	if (!skb) {
-		rcu_read_unlock();
-		return IB_WC_SUCCESS;	/* retried like a lost packet */
-	}
-	irn_bth_encode((struct irn_bth *)skb->data, &bth);
-	fill_ext_hdrs(qp, w, flags, skb->data, offset, chunk);
-	if (irn) {
-		fill_ixth(w, (struct irn_ixth *)(skb->data + hdr_len), offset);
-		hdr_len += sizeof(struct irn_ixth);
-	}
+	*skbp = NULL;
+	skb = irn_xmit_alloc(qp->dev, hdr_len + pkt->paylen + pkt->pad,
+			     GFP_ATOMIC);
+	if (!skb)
+		return IB_WC_SUCCESS;
+	irn_bth_encode((struct irn_bth *)skb->data, bth);
+	fill_ext_hdrs(qp, w, pkt->flags, skb->data, pos->offset, pkt->chunk);
+	if (pkt->irn)
+		fill_ixth(w, (struct irn_ixth *)(skb->data + pkt->hdr_len),
+			  pos->offset);
 	status = fill_payload(qp, pos->index & qp->sq.queue.mask, w,
-			      skb->data + hdr_len, offset, paylen);
+			      skb->data + hdr_len, pos->offset, pkt->paylen);
 	if (status != IB_WC_SUCCESS) {
-		rcu_read_unlock();
 		kfree_skb(skb);
 		return status;
 	}
-	memset(skb->data + hdr_len + paylen, 0, pad);
+	memset(skb->data + hdr_len + pkt->paylen, 0, pkt->pad);
+	*skbp = skb;
+	return IB_WC_SUCCESS;
+}
 
-	if (irn) {
-		u32 n = read ? max_t(u32, DIV_ROUND_UP(chunk, qp->mtu), 1) : 1;
+/*
+ * A packet about to be sent: the scoreboard learns its PSNs, a resent one
+ * is counted, and a first one moves the requester past it.
+ */
+static void account_packet(struct irn_qp *qp, struct irn_swqe *w,
+			   const struct req_pos *pos,
+			   const struct req_pkt *pkt, u64 now)
+{
+	if (pkt->irn) {
+		u32 n = pkt->read ?
+			max_t(u32, DIV_ROUND_UP(pkt->chunk, qp->mtu), 1) : 1;
 
 		while (n--)
 			irn_sb_sent(&qp->irn.sb, irn_psn_add(pos->psn, n), now);
@@ -740,20 +789,48 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 		w->resent = true;
 		irn_dev_count(qp->dev, IRN_CNT_RETX_PKTS);
 	}
+	if (!pos->resend_pkts)
+		advance_pos(qp, w, pkt->paylen, pkt->chunk, pkt->last, now);
+}
+
+static enum ib_wc_status build_and_send(struct irn_qp *qp,
+					struct irn_swqe *w,
+					const struct req_pos *pos)
+{
+	struct irn_bth_fields bth;
+	enum ib_wc_status status;
+	struct req_pkt pkt;
+	struct sk_buff *skb;
+	struct irn_av *av;
+	u64 now;
+
+	plan_packet(qp, w, pos, &pkt);
+	rcu_read_lock();
+	av = packet_av(qp, w);
+	if (!av) {
+		rcu_read_unlock();
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+	now = ktime_get_ns();
+	fill_bth_fields(qp, w, pos, &pkt, now, &bth);
+	status = build_packet(qp, w, pos, &pkt, &bth, &skb);
+	if (!skb) {
+		rcu_read_unlock();
+		return status;
+	}
 	/*
 	 * Account for the packet before sending it: its response can come
 	 * back before irn_xmit() returns (a local peer is processed in the
 	 * softirq run when the transmit path re-enables bottom halves).
 	 */
-	if (!pos->resend_pkts)
-		advance_pos(qp, w, paylen, chunk, last, now);
+	account_packet(qp, w, pos, &pkt, now);
 	if (irn_qp_is_rc(qp))
 		irn_comp_arm_rto(qp);
 	irn_flow_on_sent(&qp->flow, skb->len, now);
 	irn_txsock_own(qp, skb);
 	irn_xmit(qp->dev, av, skb, irn_flow_tos(&qp->flow, av->tos));
 	rcu_read_unlock();
-	if (last && !irn_qp_is_rc(qp))
+	if (pkt.last && !irn_qp_is_rc(qp))
 		irn_task_run(&qp->comp_task);
 	return IB_WC_SUCCESS;
 }
