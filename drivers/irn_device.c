@@ -43,6 +43,7 @@
 #include "irn_debugfs.h"
 #include "irn_dev.h"
 #include "irn_device.h"
+#include "irn_hdr.h"
 #include "irn_mcast.h"
 #include "irn_net.h"
 #include "irn_tunables.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * RoCEv2 transport headers: the opcode table, BTH encode/decode and the
+ * RoCEv2 transport headers: the opcode table, BTH encode/decode, the
  * validation every received packet goes through before anything else looks
- * at it.
+ * at it, and the IB MTU whose packets a netdev's MTU has room for.
  */
 
 #include <linux/bitops.h>
@@ -367,3 +367,20 @@ enum irn_rx_verdict irn_hdr_parse(struct irn_pkt *pkt, const void *bth,
 	return IRN_RX_OK;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_hdr_parse);
+
+/**
+ * irn_mtu_from_netdev() - IB MTU usable on a netdev
+ * @ndev_mtu: the netdev's MTU
+ *
+ * Context: any.
+ * Return: the largest IB MTU whose packets fit, at least IB_MTU_256.
+ */
+enum ib_mtu irn_mtu_from_netdev(unsigned int ndev_mtu)
+{
+	enum ib_mtu mtu;
+
+	for (mtu = IB_MTU_4096; mtu > IB_MTU_256; mtu--)
+		if (ib_mtu_enum_to_int(mtu) + IRN_MTU_HEADROOM <= ndev_mtu)
+			break;
+	return mtu;
+}

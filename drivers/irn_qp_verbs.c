@@ -21,7 +21,6 @@
 #include "irn_srq.h"
 #include "irn_trace.h"
 #include "irn_txsock.h"
-#include "irn_verbs.h"
 
 #define IRN_QPN_MIN		16
 /* How long destroy waits for the QP's packets in the local transmit path. */

@@ -17,6 +17,7 @@
 #include "irn_counters.h"
 #include "irn_cq.h"
 #include "irn_dev.h"
+#include "irn_hdr.h"
 #include "irn_mcast.h"
 #include "irn_mr.h"
 #include "irn_qp.h"
@@ -92,23 +93,6 @@ void irn_verbs_init_attr(struct irn_dev *dev)
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
 				 IRN_DEVICE_ATOMIC_WRITE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
-}
-
-/**
- * irn_mtu_from_netdev() - IB MTU usable on a netdev
- * @ndev_mtu: the netdev's MTU
- *
- * Context: any.
- * Return: the largest IB MTU whose packets fit, at least IB_MTU_256.
- */
-enum ib_mtu irn_mtu_from_netdev(unsigned int ndev_mtu)
-{
-	enum ib_mtu mtu;
-
-	for (mtu = IB_MTU_4096; mtu > IB_MTU_256; mtu--)
-		if (ib_mtu_enum_to_int(mtu) + IRN_MTU_HEADROOM <= ndev_mtu)
-			break;
-	return mtu;
 }
 
 /**

@@ -115,6 +115,13 @@ struct irn_sackh {
 #define IRN_ICRC_LEN	4
 
 /*
+ * IB MTU for a netdev MTU: the largest IB MTU that fits once IPv6, UDP,
+ * BTH, the largest extended header a data packet carries (RETH) and ICRC
+ * are added.  Stock rxe uses the same headroom, so both pick the same MTU.
+ */
+#define IRN_MTU_HEADROOM	80
+
+/*
  * RoCEv2 Congestion Notification Packet (IBTA annex A17): BTH opcode
  * 0x81 with BECN set, to the QP whose packets arrived marked CE, then 16
  * reserved bytes and the ICRC.
@@ -285,5 +292,7 @@ enum irn_rx_verdict irn_hdr_parse(struct irn_pkt *pkt, const void *bth,
 				  unsigned int len);
 
 unsigned int irn_pkt_hdr_offset(const struct irn_pkt *pkt, u32 hdr);
+
+enum ib_mtu irn_mtu_from_netdev(unsigned int ndev_mtu);
 
 #endif /* _IRN_HDR_H */

@@ -14,17 +14,9 @@ struct irn_dev;
 #define IRN_VERSION_MINOR	1
 #define IRN_VERSION_SUB		0
 
-/*
- * IB MTU for a netdev MTU: the largest IB MTU that fits once IPv6, UDP,
- * BTH, the largest extended header a data packet carries (RETH) and ICRC
- * are added.  Stock rxe uses the same headroom, so both pick the same MTU.
- */
-#define IRN_MTU_HEADROOM	80
-
 extern const struct ib_device_ops irn_verbs_ops;
 
 void irn_verbs_init_attr(struct irn_dev *dev);
-enum ib_mtu irn_mtu_from_netdev(unsigned int ndev_mtu);
 enum ib_port_state irn_port_state(struct irn_dev *dev);
 
 #endif /* _IRN_VERBS_H */
