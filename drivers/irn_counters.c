@@ -3,13 +3,13 @@
  * Port counters through the RDMA core's hw_counters interface.
  *
  * Counters are per-CPU u64s bumped without locks on the data path and summed
- * when someone reads them.
+ * when someone reads them.  They know nothing of the device that holds
+ * them (irn_dev.h): its get_hw_stats (irn_verbs.c) hands them in.
  */
 
 #include <rdma/ib_verbs.h>
 
 #include "irn_counters.h"
-#include "irn_dev.h"
 
 static const struct rdma_stat_desc irn_counter_descs[] = {
 	[IRN_CNT_RCVD_PKTS].name		= "rcvd_pkts",
@@ -91,23 +91,19 @@ struct rdma_hw_stats *irn_counters_alloc_port_stats(struct ib_device *ibdev,
 }
 
 /**
- * irn_counters_get_hw_stats() - ib_device_ops.get_hw_stats
- * @ibdev: device
- * @stats: filled with the current sums
- * @port_num: port, always 1
- * @index: counter asked for; all are refreshed together
+ * irn_counters_fill_hw_stats() - the counters' sums, for get_hw_stats
+ * @c: the counters
+ * @stats: from irn_counters_alloc_port_stats(); filled with the sums
  *
- * Context: process context, may sleep.
- * Return: the number of counters filled in.
+ * Context: any.
+ * Return: the number of counters filled in, all of them.
  */
-int irn_counters_get_hw_stats(struct ib_device *ibdev,
-			      struct rdma_hw_stats *stats, u32 port_num,
-			      int index)
+int irn_counters_fill_hw_stats(struct irn_counters __percpu *c,
+			       struct rdma_hw_stats *stats)
 {
-	struct irn_dev *dev = to_irn_dev(ibdev);
 	int i;
 
 	for (i = 0; i < IRN_NUM_COUNTERS; i++)
-		stats->value[i] = irn_counter_read(dev->stats, i);
+		stats->value[i] = irn_counter_read(c, i);
 	return IRN_NUM_COUNTERS;
 }

@@ -306,6 +306,23 @@ static int irn_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
+/**
+ * irn_get_hw_stats() - ib_device_ops.get_hw_stats
+ * @ibdev: device
+ * @stats: filled with the current sums
+ * @port_num: port, always 1
+ * @index: counter asked for; all are refreshed together
+ *
+ * Context: process context, may sleep.
+ * Return: the number of counters filled in.
+ */
+static int irn_get_hw_stats(struct ib_device *ibdev,
+			    struct rdma_hw_stats *stats, u32 port_num,
+			    int index)
+{
+	return irn_counters_fill_hw_stats(to_irn_dev(ibdev)->stats, stats);
+}
+
 /*
  * Every op here follows the RDMA core's locking contract
  * (Documentation/infiniband/core_locking.rst); each function says in its
@@ -334,7 +351,7 @@ const struct ib_device_ops irn_verbs_ops = {
 	.detach_mcast		= irn_mcast_detach,
 	.disassociate_ucontext	= irn_disassociate_ucontext,
 	.get_dma_mr		= irn_mr_get_dma,
-	.get_hw_stats		= irn_counters_get_hw_stats,
+	.get_hw_stats		= irn_get_hw_stats,
 	.get_link_layer		= irn_get_link_layer,
 	.get_port_immutable	= irn_get_port_immutable,
 	.map_mr_sg		= irn_mr_map_sg,

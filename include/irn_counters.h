@@ -71,9 +71,8 @@ static inline void irn_counter_inc(struct irn_counters __percpu *c,
 
 struct rdma_hw_stats *irn_counters_alloc_port_stats(struct ib_device *ibdev,
 						    u32 port_num);
-int irn_counters_get_hw_stats(struct ib_device *ibdev,
-			      struct rdma_hw_stats *stats, u32 port_num,
-			      int index);
+int irn_counters_fill_hw_stats(struct irn_counters __percpu *c,
+			       struct rdma_hw_stats *stats);
 u64 irn_counter_read(struct irn_counters __percpu *c, enum irn_counter idx);
 
 #endif /* _IRN_COUNTERS_H */
