@@ -54,6 +54,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "irn_tool.h"
+
 #define BUF_LEN		(256 * 1024)
 #define XFER_LEN	(64 * 1024)
 #define SMALL_LEN	4096
@@ -61,6 +63,7 @@
 #define FIND_TRIES	50
 #define WAIT_MS		10000
 #define UD_RECV_MS	1000
+#define MAX_CQES	2	/* an operation waits for a send and its receive */
 #define DEPTH		32
 #define MAX_NTH_DFLT	400
 #define UD_QKEY		0x1a2b3c4d
@@ -329,39 +332,24 @@ static int post(struct ibv_qp *qp, enum ibv_wr_opcode opc,
 	return ibv_post_send(qp, &wr, &bad) ? errno_or(EIO) : 0;
 }
 
-static __u64 now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
- * Wait for n completions, ms at most; returns how many succeeded, or -1
- * if fewer than n arrived.
+ * Wait for n completions (at most MAX_CQES), ms at most; returns how many
+ * succeeded, or -1 if fewer than n arrived.
  */
 static int wait_cqes(struct fa *fa, struct ibv_cq *cq, int n,
 		     unsigned int ms)
 {
-	struct timespec pause = { 0, 100 * 1000 };
-	__u64 end = now_ms() + ms;
-	int got = 0, good = 0, k;
-	struct ibv_wc wc;
+	struct ibv_wc wc[MAX_CQES];
+	int got, good = 0, i;
 
-	while (got < n && now_ms() < end) {
-		k = ibv_poll_cq(cq, 1, &wc);
-		if (k < 0)
-			return -1;
-		if (!k) {
-			nanosleep(&pause, NULL);
-			continue;
-		}
-		got++;
-		good += wc.status == IBV_WC_SUCCESS;
-		if (wc.status != IBV_WC_SUCCESS) {
+	got = irn_tool_poll_cq(cq, wc, n < MAX_CQES ? n : MAX_CQES, ms);
+	if (got < 0)
+		return -1;
+	for (i = 0; i < got; i++) {
+		good += wc[i].status == IBV_WC_SUCCESS;
+		if (wc[i].status != IBV_WC_SUCCESS) {
 			fa->cqe_errors++;
-			fa->status[wc.status % N_STATUS]++;
+			fa->status[wc[i].status % N_STATUS]++;
 		}
 	}
 	return got < n ? -1 : good;
@@ -789,12 +777,12 @@ static void report(struct fa *fa)
  */
 static void run_soak(struct fa *fa)
 {
-	__u64 end = now_ms() + 1000ULL * fa->soak_secs;
+	__u64 end = irn_tool_now_ms() + 1000ULL * fa->soak_secs;
 	unsigned int i;
 	struct scene s;
 	int err, st;
 
-	while (now_ms() < end) {
+	while (irn_tool_now_ms() < end) {
 		for (i = 0; i < N_OPS; i++) {
 			if (!ops[i].settle)
 				continue;

@@ -31,8 +31,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "irn_tool.h"
 
 #define RING_HDR	384	/* struct rxe_queue_buf */
 #define PROD_OFF	128
@@ -119,14 +120,6 @@ static uint32_t get32(const uint8_t *p)
 
 	memcpy(&v, p, sizeof(v));
 	return v;
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* A mapping of the uverbs device whose ring header has @log2 and @mask. */
@@ -443,13 +436,13 @@ static void *scribble(void *arg)
 /* Wait for the case's outcome: a completion or the QP in error. */
 static bool settle(struct fuzz *z, enum kind k)
 {
-	long end = now_ms() + DEADLINE_MS;
+	__u64 end = irn_tool_now_ms() + DEADLINE_MS;
 	struct ibv_qp_init_attr ia;
 	struct ibv_qp_attr a;
 	struct ibv_wc wc;
 	int n;
 
-	while (now_ms() < end) {
+	while (irn_tool_now_ms() < end) {
 		n = ibv_poll_cq(z->cq, 1, &wc);
 		if (n < 0)
 			die("poll_cq: %s", strerror(errno));
@@ -532,9 +525,8 @@ static bool final_check(struct fuzz *z)
 		.wr_id = 7, .sg_list = &sge, .num_sge = 1,
 		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
 	}, *bad;
-	long end = now_ms() + DEADLINE_MS;
 	struct ibv_wc wc;
-	int i, n = 0;
+	int i, n;
 
 	for (i = 0; i < 4096; i++) {
 		z->buf[i] = (uint8_t)(i * 7 + 3);
@@ -544,8 +536,7 @@ static bool final_check(struct fuzz *z)
 	wr.wr.rdma.rkey = z->mr->rkey;
 	if (ibv_post_send(z->qp, &wr, &bad))
 		return false;
-	while (!n && now_ms() < end)
-		n = ibv_poll_cq(z->cq, 1, &wc);
+	n = irn_tool_poll_cq(z->cq, &wc, 1, DEADLINE_MS);
 	if (n != 1 || wc.status != IBV_WC_SUCCESS) {
 		fprintf(stderr, "final write: %s\n",
 			n == 1 ? ibv_wc_status_str(wc.status) : "no completion");

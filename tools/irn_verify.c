@@ -53,6 +53,8 @@
 #include <infiniband/verbs.h>
 #include <linux/types.h>
 
+#include "irn_tool.h"
+
 #define DEFAULT_PORT	"18515"
 #define MAX_TESTS	1024
 #define MAX_SIZES	32
@@ -675,34 +677,6 @@ struct wc_exp {
 	long long src_qp;	/* -1: do not check */
 };
 
-static __u64 now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int poll_cq(struct ibv_cq *cq, struct ibv_wc *wc, int n,
-		   unsigned int ms)
-{
-	struct timespec ts = { 0, 20 * 1000 };
-	__u64 end = now_ms() + ms;
-	int got = 0, k;
-
-	while (got < n) {
-		k = ibv_poll_cq(cq, n - got, wc + got);
-		if (k < 0)
-			return -1;
-		got += k;
-		if (got == n || now_ms() > end)
-			break;
-		if (!k)
-			nanosleep(&ts, NULL);
-	}
-	return got;
-}
-
 static void check_wc(struct verify *v, const char *side, int i,
 		     const struct ibv_wc *wc, const struct wc_exp *e)
 {
@@ -765,7 +739,7 @@ static int expect_cqes(struct verify *v, const char *side, struct ibv_cq *cq,
 	if (!wc)
 		abort();
 	group_begin(v);
-	got = n ? poll_cq(cq, wc, n, ms) : 0;
+	got = n ? irn_tool_poll_cq(cq, wc, n, ms) : 0;
 	if (got < n)
 		fail(v, side, "expected %d completions got %d within %u ms",
 		     n, got < 0 ? 0 : got, ms);
@@ -1344,7 +1318,7 @@ static void send_inv_server(struct verify *v, const struct tdesc *t,
 	post_recv(v, r, RECV_ID_BASE, sge, l.n);
 	xsync(v, TAG_READY);
 	group_begin(v);
-	got = poll_cq(r->rcq, &wc, 1, t->timeout_ms);
+	got = irn_tool_poll_cq(r->rcq, &wc, 1, t->timeout_ms);
 	if (got != 1) {
 		fail(v, "recv-cqe", "expected 1 completion got 0 within %u ms",
 		     t->timeout_ms);
@@ -1396,7 +1370,7 @@ static void send_inv_client(struct verify *v, const struct tdesc *t,
 	wr.invalidate_rkey = r->peer.alt_rkey;
 	group_begin(v);
 	if (!post_send(v, r, &wr)) {
-		if (poll_cq(r->scq, &wc, 1, t->timeout_ms) != 1)
+		if (irn_tool_poll_cq(r->scq, &wc, 1, t->timeout_ms) != 1)
 			fail(v, "send-cqe", "expected 1 completion got 0 within %u ms",
 			     t->timeout_ms);
 		else if (wc.status == IBV_WC_SUCCESS)
@@ -1441,9 +1415,9 @@ static void write_server(struct verify *v, const struct tdesc *t,
 	xsync(v, TAG_DONE);
 	make_layout(&l, r->size, 0, 0);
 	/* UC: the requester completes on transmission; give it a moment */
-	end = now_ms() + UC_SETTLE_MS;
+	end = irn_tool_now_ms() + UC_SETTLE_MS;
 	while (t->qp_type == IBV_QPT_UC && !imm &&
-	       verify_slots(v, r, t, n, &l, 0) && now_ms() < end)
+	       verify_slots(v, r, t, n, &l, 0) && irn_tool_now_ms() < end)
 		usleep(10000);
 	group_begin(v);
 	verify_slots(v, r, t, n, &l, 1);
@@ -1745,7 +1719,7 @@ static __u32 mw_stale_rkey(struct verify *v, struct res *r)
 	bind.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
 	if (ibv_bind_mw(r->qp, mw, &bind))
 		fail(v, "bind_mw", "ibv_bind_mw: %s", strerror(errno));
-	else if (poll_cq(r->scq, &wc, 1, 5000) != 1)
+	else if (irn_tool_poll_cq(r->scq, &wc, 1, 5000) != 1)
 		fail(v, "bind_mw", "no completion for the bind");
 	else if (wc.status != IBV_WC_SUCCESS || wc.wr_id != MW_BIND_ID)
 		fail(v, "bind_mw", "bind completed with %s (wr_id %llu)",
@@ -1779,7 +1753,7 @@ static int local_cqe(struct verify *v, struct res *r, __u64 wr_id,
 {
 	struct ibv_wc wc;
 
-	if (poll_cq(r->scq, &wc, 1, 5000) != 1) {
+	if (irn_tool_poll_cq(r->scq, &wc, 1, 5000) != 1) {
 		fail(v, what, "no completion");
 		return -1;
 	}
@@ -1966,7 +1940,7 @@ static void mw_send_inv_server(struct verify *v, const struct tdesc *t,
 	struct ibv_wc wc;
 
 	group_begin(v);
-	if (poll_cq(r->rcq, &wc, 1, t->timeout_ms) != 1) {
+	if (irn_tool_poll_cq(r->rcq, &wc, 1, t->timeout_ms) != 1) {
 		fail(v, "recv-cqe", "expected 1 completion got 0 within %u ms",
 		     t->timeout_ms);
 	} else {
@@ -2052,7 +2026,7 @@ static void error_server(struct verify *v, const struct tdesc *t,
 		skip = TOO_LONG_RECV;
 	} else {
 		group_begin(v);
-		if (poll_cq(r->rcq, &wc, 1, 100) > 0)
+		if (irn_tool_poll_cq(r->rcq, &wc, 1, 100) > 0)
 			fail(v, "recv-cqe", "expected no completion got wr_id %llu status %s",
 			     (unsigned long long)wc.wr_id,
 			     ibv_wc_status_str(wc.status));
@@ -2228,7 +2202,7 @@ static void error_client(struct verify *v, const struct tdesc *t,
 		 * a remote access error is tolerated and noted
 		 */
 		group_begin(v);
-		if (poll_cq(r->scq, wc, 1, t->timeout_ms) != 1) {
+		if (irn_tool_poll_cq(r->scq, wc, 1, t->timeout_ms) != 1) {
 			fail(v, "send-cqe[0]", "expected %s got no completion",
 			     err_expect_str(t->op));
 		} else {
