@@ -25,7 +25,7 @@ PACKAGES=(
 	# kernel RDMA consumers: NVMe over Fabrics (scripts/tests/nvmeof.sh)
 	fio nvme-cli
 	# reports
-	gnuplot-nox
+	gnuplot-nox python3-docutils
 )
 
 # Debian's 6.12 line, for make check-6.12 (IRN_KERNEL_LINE=6.12)

@@ -11,7 +11,12 @@
 #   irn_cmp_counters BA AA [BB AB]   -> "name delta" lines: after - before,
 #                                       summed over both guests
 #   irn_cmp_aggregate RUNS.csv       -> summary CSV (median per cell)
-#   irn_cmp_markdown SUMMARY.csv     -> Markdown tables
+#   irn_cmp_tables SUMMARY.csv       -> the tables, in a neutral form
+#   irn_cmp_markdown SUMMARY.csv     -> those tables in Markdown
+#   irn_cmp_rst SUMMARY.csv [CHAR]   -> the same in reStructuredText
+#   irn_cmp_rst_format [CHAR]        -> tables of that form on stdin in
+#                                       reStructuredText
+#   irn_cmp_headline SUMMARY.csv     -> README's headline table (RST)
 #   irn_cmp_plot SUMMARY.csv DIR     -> DIR/goodput_vs_loss.png, ...
 #
 # Units: MB/s is 2^20 bytes per second, as perftest prints it (iperf3's
@@ -194,12 +199,17 @@ irn_cmp_aggregate() {
 	}' "$1"
 }
 
-# irn_cmp_markdown SUMMARY.csv: a goodput table (MB/s and % of the
-# lossless figure, transports x conditions), a latency table (p50 / p99;
-# the NVMe-oF workloads are in both), and the per-cell detail with
-# counters.  Every cell holds a value, "-"
-# (no such value for this workload) or "n/a" / "failed".
-irn_cmp_markdown() {
+# irn_cmp_tables SUMMARY.csv: the tables of a summary, in a neutral form
+# that irn_cmp_markdown and irn_cmp_rst print: a goodput table (MB/s and
+# % of the lossless figure, transports x conditions), a latency table
+# (p50 / p99; the NVMe-oF workloads are in both), and the per-cell detail
+# with counters.  One line per item, fields separated by tabs:
+#   T<tab>TITLE        a table begins
+#   H<tab>CELL...      its header row
+#   R<tab>CELL...      a row
+# Every cell holds a value, "-" (no such value for this workload) or
+# "n/a" / "failed".
+irn_cmp_tables() {
 	awk -F, '
 	function cell_bw(k) {
 		if (st[k] ~ /^n\/a/) return "n/a"
@@ -213,25 +223,24 @@ irn_cmp_markdown() {
 	}
 	function ms(us) { return us == "-" ? "-" : sprintf("%.2f", us / 1000) }
 	function has(w, islat) { return islat ? w ~ /_lat$|^nvme_/ : w !~ /_lat$/ }
-	function pivot(title, islat,    i, j, k, line, sep, any) {
+	function pivot(title, islat,    i, j, k, line, any) {
 		any = 0
 		for (i = 0; i < nr; i++) if (has(rows[i], islat)) any = 1
 		if (!any) return
-		print "### " title "\n"
-		line = "| transport | workload |"; sep = "| --- | --- |"
-		for (j = 0; j < nc; j++) { line = line " " conds[j] " |"; sep = sep " --- |" }
-		print line; print sep
+		print "T\t" title
+		line = "H\ttransport\tworkload"
+		for (j = 0; j < nc; j++) line = line "\t" conds[j]
+		print line
 		for (i = 0; i < nr; i++) {
 			split(rowkey[i], rk, SUBSEP)
 			if (!has(rk[2], islat)) continue
-			line = "| " rk[1] " | " rk[2] " |"
+			line = "R\t" rk[1] "\t" rk[2]
 			for (j = 0; j < nc; j++) {
 				k = rk[1] SUBSEP conds[j] SUBSEP rk[2]
-				line = line " " ((k in st) ? (islat ? cell_lat(k) : cell_bw(k)) : "-") " |"
+				line = line "\t" ((k in st) ? (islat ? cell_lat(k) : cell_bw(k)) : "-")
 			}
 			print line
 		}
-		print ""
 	}
 	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	{
@@ -242,21 +251,154 @@ irn_cmp_markdown() {
 		bw[k] = $col["bw_MBps"]; pct[k] = $col["pct_of_lossless"]
 		p50[k] = $col["lat_p50_us"]; p99[k] = $col["lat_p99_us"]
 		ok[k] = $col["ok"]; st[k] = $col["status"]
-		detail[n++] = "| " t " | " c " | " w " | " $col["ok"] "/" $col["runs"] " | " \
-			$col["bw_MBps"] " | " ($col["pct_of_lossless"] == "-" ? "-" : $col["pct_of_lossless"] "%") " | " \
-			ms($col["lat_p50_us"]) " | " ms($col["lat_p99_us"]) " | " \
-			$col["qdisc_dropped"] " | " $col["resent_pkts"] " | " \
-			$col["recovery_events"] " | " $col["timeouts"] " | " \
-			(st[k] ~ /^n\/a: / ? "n/a (" substr(st[k], 6) ")" : st[k]) " |"
+		gsub(/\t/, " ", st[k])
+		detail[n++] = "R\t" t "\t" c "\t" w "\t" $col["ok"] "/" $col["runs"] "\t" \
+			$col["bw_MBps"] "\t" ($col["pct_of_lossless"] == "-" ? "-" : $col["pct_of_lossless"] "%") "\t" \
+			ms($col["lat_p50_us"]) "\t" ms($col["lat_p99_us"]) "\t" \
+			$col["qdisc_dropped"] "\t" $col["resent_pkts"] "\t" \
+			$col["recovery_events"] "\t" $col["timeouts"] "\t" \
+			(st[k] ~ /^n\/a: / ? "n/a (" substr(st[k], 6) ")" : st[k])
 	}
 	END {
 		pivot("Goodput, MB/s (% of the same transport on the lossless link with the same delay)", 0)
 		pivot("Latency, ms: p50 / p99", 1)
-		print "### Per cell: medians of the runs, with counters\n"
-		print "| transport | condition | workload | ok runs | MB/s | % of lossless | p50 ms | p99 ms | dropped | resent pkts | recovery events | timeouts | status |"
-		print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+		print "T\tPer cell: medians of the runs, with counters"
+		print "H\ttransport\tcondition\tworkload\tok runs\tMB/s\t% of lossless\tp50 ms\tp99 ms\tdropped\tresent pkts\trecovery events\ttimeouts\tstatus"
 		for (i = 0; i < n; i++) print detail[i]
 	}' "$1"
+}
+
+# irn_cmp_markdown SUMMARY.csv: irn_cmp_tables as Markdown, a "###"
+# heading and a table each.
+irn_cmp_markdown() {
+	irn_cmp_tables "$1" | awk -F'\t' '
+	function row(    i, line) {
+		line = "|"
+		for (i = 2; i <= NF; i++) { gsub(/\|/, "\\|", $i); line = line " " $i " |" }
+		return line
+	}
+	$1 == "T" { if (NR > 1) print ""; print "### " $2 "\n"; next }
+	$1 == "H" { print row(); s = "|"; for (i = 2; i <= NF; i++) s = s " --- |"; print s; next }
+	$1 == "R" { print row() }'
+}
+
+# irn_cmp_rst_format [CHAR]: tables in irn_cmp_tables' form on stdin as
+# reStructuredText simple tables, one line per row, each after a section
+# title underlined with CHAR (a table without a title: none).  Cells are
+# escaped where reStructuredText would read markup in them, so that each
+# shows its text as it is; rows typed "h" and "r" instead of "H" and "R"
+# are reStructuredText already and go as they are.
+irn_cmp_rst_format() {
+	awk -F'\t' -v ch="${1:--}" '
+	function esc(s,    out, i, c, p, q) {
+		out = ""
+		for (i = 1; i <= length(s); i++) {
+			c = substr(s, i, 1); p = substr(s, i - 1, 1); q = substr(s, i + 1, 1)
+			# inline markup, substitutions and references; an
+			# underscore inside a word (write_bw) is none
+			if (c ~ /[\\*`|]/ || (c == "_" && !(p ~ /[A-Za-z0-9]/ && q ~ /[A-Za-z0-9]/)))
+				c = "\\" c
+			out = out c
+		}
+		# what would start a list, a field, a comment, a line block or
+		# a table border
+		if (out ~ /^[-+#:.|>(=]/ || out ~ /^[A-Za-z0-9]+[.)]( |$)/)
+			out = "\\" out
+		# "::" would announce a literal block
+		if (out ~ /::$/)
+			out = substr(out, 1, length(out) - 1) "\\:"
+		return out
+	}
+	function line(r,    j, s) {
+		s = ""
+		for (j = 1; j <= nc; j++)
+			s = s (j > 1 ? "  " : "") sprintf("%-" w[j] "s", cell[r, j])
+		sub(/ +$/, "", s)
+		print s
+	}
+	function flush(    r, j, b) {
+		if (nr == 0) return
+		for (j = 1; j <= nc; j++) {
+			b = sprintf("%" w[j] "s", ""); gsub(/ /, "=", b); cell[-1, j] = b
+		}
+		line(-1)
+		for (r = 0; r < nr; r++) {
+			line(r)
+			if (r == 0 && head) line(-1)
+		}
+		line(-1)
+		nr = 0; nc = 0; head = 0
+		split("", w); split("", cell)
+	}
+	$1 == "T" {
+		flush()
+		if (NR > 1) print ""
+		t = esc($2); u = t; gsub(/./, ch, u)
+		print t; print u; print ""
+		next
+	}
+	$1 ~ /^[HRhr]$/ {
+		if ($1 ~ /^[Hh]$/) head = 1
+		for (j = 2; j <= NF; j++) {
+			c = ($1 ~ /^[HR]$/) ? esc($j) : $j
+			# a row with an empty first cell would continue the one above
+			if (j == 2 && c == "") c = "\\ "
+			cell[nr + 0, j - 1] = c
+			if (length(c) > w[j - 1]) w[j - 1] = length(c)
+		}
+		if (NF - 1 > nc) nc = NF - 1
+		nr++
+	}
+	END { flush() }'
+}
+
+# irn_cmp_rst SUMMARY.csv [CHAR]: irn_cmp_tables in reStructuredText,
+# each table a section titled with CHAR ("-" by default)
+irn_cmp_rst() {
+	irn_cmp_tables "$1" | irn_cmp_rst_format "${2:--}"
+}
+
+# irn_cmp_headline SUMMARY.csv: README's headline, an RST simple table
+# of ib_write_bw goodput as % of each transport's own lossless figure at
+# the same delay: one row per go-back-N or IRN transport of the run (rxe,
+# irn-gbn, irn, irn-auto), one column per random-loss condition of 1% or
+# more.  Fails when the summary has no such cell.
+irn_cmp_headline() {
+	local rows
+	rows=$(awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$col["workload"] != "write_bw" { next }
+	{
+		t = $col["transport"]; c = $col["condition"]
+		has[t] = 1
+		if ($col["kind"] == "random" && $col["loss_pct"] + 0 >= 1 && !(c in cseen)) {
+			cseen[c] = 1; conds[nc++] = c
+			title[c] = ($col["delay_ms"] + 0 ? $col["delay_ms"] " ms, " : "") $col["loss_pct"] "% loss"
+		}
+		if ($col["status"] ~ /^n\/a/) v = "n/a"
+		else if ($col["ok"] == 0) v = "failed"
+		else if ($col["pct_of_lossless"] == "-") v = "\\-"
+		else v = $col["pct_of_lossless"] "%"
+		cell[t, c] = v
+	}
+	END {
+		split("rxe irn-gbn irn irn-auto", order, " ")
+		label["rxe"] = "stock rxe"; label["irn-gbn"] = "irn, ``gbn`` mode"
+		label["irn"] = "irn"; label["irn-auto"] = "irn, ``auto`` mode"
+		line = "h\ttransport"
+		for (j = 0; j < nc; j++) line = line "\t" title[conds[j]]
+		for (i = 1; i <= 4; i++) {
+			t = order[i]
+			if (!(t in has)) continue
+			line = line "\nr\t" label[t]
+			for (j = 0; j < nc; j++)
+				line = line "\t" (((t, conds[j]) in cell) ? cell[t, conds[j]] : "\\-")
+			nt++
+		}
+		if (nt == 0 || nc == 0) exit 1
+		print line
+	}' "$1") || return 1
+	irn_cmp_rst_format <<<"$rows"
 }
 
 # irn_cmp_plot SUMMARY.csv DIR: PNGs with gnuplot, for the random-loss

@@ -15,7 +15,10 @@
 #    (odd and even run counts, a failed run, an n/a transport, a delay
 #    whose lossless reference is not the first condition);
 #  - the Markdown has those cells and no empty one; the gnuplot data is
-#    right and gnuplot draws PNGs from it.
+#    right and gnuplot draws PNGs from it;
+#  - the reStructuredText tables pass docutils without a warning and
+#    render to the Markdown's cells, markup-like cells included;
+#    README's headline has the percentages worked out by hand.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -156,6 +159,53 @@ for f in goodput_vs_loss.png goodput_pct_vs_loss.png p99_vs_loss.png; do
 	expect "$f is a PNG" 89504e470d0a1a0a \
 		"$(head -c 8 "$TMP/plots/$f" 2>/dev/null | od -An -tx1 | tr -d ' \n')"
 done
+
+# --- reStructuredText: the same tables, and README's headline -------------
+# rst_rows FILE: FILE checked with docutils (an error or a warning fails),
+# then each row of its tables as "| cell | cell |", cells as rendered
+rst_rows() {
+	python3 - "$1" <<'PY'
+import sys
+import docutils.core
+import docutils.utils
+from docutils import nodes
+path = sys.argv[1]
+try:
+    tree = docutils.core.publish_doctree(
+        open(path, encoding="utf-8").read(), source_path=path,
+        settings_overrides={"halt_level": 2, "report_level": 2})
+except docutils.utils.SystemMessage as e:
+    sys.exit("docutils: %s" % e)
+for m in list(tree.findall(nodes.system_message)):
+    m.parent.remove(m)
+for row in tree.findall(nodes.row):
+    print("| " + " | ".join(" ".join(e.astext().split()) for e in row.children) + " |")
+PY
+}
+# md_rows FILE: the rows of FILE's Markdown tables
+md_rows() { grep '^| ' "$1" | grep -v '^| --- ' || true; }
+
+irn_cmp_rst "$TMP/summary.csv" = >"$TMP/summary.rst"
+expect "rst: tables as the Markdown's (docutils clean)" "$(md_rows "$TMP/summary.md")" \
+	"$(rst_rows "$TMP/summary.rst" 2>&1)"
+# cells that reStructuredText would read as markup show as they are
+printf 'T\tcells\nH\tcell\tcopy\n' >"$TMP/odd.tsv"
+printf '| cell | copy |\n' >"$TMP/odd.want"
+# shellcheck disable=SC2016 # backquotes, literally
+odd=('-' '--' '*x*' '`a`' 'a_' '_a' '|x|' '1. one' 'a) b' '(1) c' ':f: v' '.. x'
+	'x::' '===' '#' '> q' 'a\b' '[1]_' 'n/a: x' '__init__' '#. z' '-a b' 'ok')
+for c in "${odd[@]}"; do
+	printf 'R\t%s\t%s\n' "$c" "$c" >>"$TMP/odd.tsv"
+	printf '| %s | %s |\n' "$c" "$c" >>"$TMP/odd.want"
+done
+irn_cmp_rst_format <"$TMP/odd.tsv" >"$TMP/odd.rst"
+expect "rst: cells that look like markup" "$(cat "$TMP/odd.want")" "$(rst_rows "$TMP/odd.rst" 2>&1)"
+# ib_write_bw of rxe and irn (siw and tcp have no row), at 1% loss and
+# 2 ms + 1% loss (the lossless cells are no column); rxe has no 2 ms cell
+irn_cmp_headline "$TMP/summary.csv" >"$TMP/headline.rst"
+expect "headline" "| transport | 1% loss | 2 ms, 1% loss |
+| stock rxe | 10% | - |
+| irn | 45% | 50% |" "$(rst_rows "$TMP/headline.rst" 2>&1)"
 
 printf '%s checks passed, %s failed\n' "$NOK" "$NFAIL"
 [[ $NFAIL == 0 ]]
