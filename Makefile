@@ -6,6 +6,8 @@
 #   make demo       install what is missing, build, and run the quick
 #                   lossless-against-lossy comparison; prints the table
 #   make compare    the full comparison (COMPARE_ARGS="--quick", "--help")
+#   make results DIR=results/compare-DATE  publish that finished comparison:
+#                   Documentation/results.rst, its plots, README's headline
 #   make check      the CI tier: KUnit and the quick cut of the integration
 #                   tests under QEMU, ends with "N passed, N failed"
 #   make check T=NAME        one test (scripts/tests/NAME.sh, debug:NAME on
@@ -31,7 +33,8 @@ KDIR ?= $(KDIR_DEBIAN)
 endif
 
 .PHONY: all module modules clean install dkms-install lint deps check kunit \
-	integration check-full check-debug check-6.12 demo compare bench incast help
+	integration check-full check-debug check-6.12 demo compare results bench \
+	incast help
 
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 DKMS_SRC := /usr/src/irn-$(DKMS_VERSION)
@@ -95,6 +98,11 @@ demo:
 compare:
 	scripts/compare.sh $(COMPARE_ARGS)
 
+# DIR: the results folder of a finished make compare
+results:
+	@test -n "$(DIR)" || { echo "irn: make results DIR=results/compare-DATE (a finished make compare)" >&2; exit 1; }
+	scripts/compare.sh --publish "$(DIR)"
+
 bench:
 	scripts/bench.sh $(BENCH_ARGS)
 
@@ -102,4 +110,4 @@ incast:
 	scripts/incast.sh $(INCAST_ARGS)
 
 help:
-	@sed -n '3,24p' Makefile
+	@sed -n '3,26p' Makefile

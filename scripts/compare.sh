@@ -12,6 +12,8 @@
 #                      [--conditions "NAME ..."] [--workloads "NAME ..."]
 #                      [--siw-kernel kunit|debian] [--out DIR] [--list]
 #   scripts/compare.sh --report DIR   tables and plots again from DIR/runs.csv
+#   scripts/compare.sh --publish DIR  the same, then Documentation/results.rst,
+#                                     its plots and README's headline from DIR
 #
 # Transports: rxe (stock rdma_rxe), irn-gbn (irn, mode=gbn: standard
 # go-back-N), irn (irn, mode=irn: IRN forced on both ends), irn-auto (irn,
@@ -30,6 +32,12 @@
 # of 4 s each (990 runs, some 3.5 hours under QEMU TCG on 2 cores;
 # without the NVMe-oF workloads, --reps 1 --seconds 3 --lat-iters 100
 # took 45 minutes).
+# The results folder's meta.env records the run (date, commit, command,
+# host, kernels) for --publish, which writes the page of measured results
+# (Documentation/results.rst), copies its plots to Documentation/images/
+# and rewrites README.rst between ".. results-headline-start" and
+# ".. results-headline-end"; IRN_PUBLISH_ROOT names another tree to write
+# into than this checkout.
 set -euo pipefail
 
 IRN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -65,7 +73,7 @@ QUICK_CONDS="lossless loss-1% loss-5% bottleneck"
 TRANSPORTS="rxe irn-gbn irn siw tcp"
 WORKLOADS="write_bw read_bw send_bw write_bw_4qp write_lat send_lat nvme_randread nvme_randwrite iperf3"
 CONDS=$ALL_CONDS
-REPS=3 SECS=4 LAT_ITERS=1000 OUT='' SIW_KERNEL=kunit QUICK=0 REPORT=''
+REPS=3 SECS=4 LAT_ITERS=1000 OUT='' SIW_KERNEL=kunit QUICK=0 REPORT='' PUBLISH=''
 SET_T=0 SET_C=0 SET_W=0 SET_R=0 SET_S=0 SET_L=0
 
 usage() {
@@ -93,6 +101,7 @@ parse_args() {
 		--out) OUT=$2; shift ;;
 		--list) list_conditions ;;
 		--report) REPORT=$2; shift ;;
+		--publish) PUBLISH=$2; shift ;;
 		-h | --help) usage 0 ;;
 		*) irn_warn "unknown option $1"; usage 1 ;;
 		esac
@@ -314,9 +323,10 @@ missing_rows() {
 	done
 }
 
-# cond_desc "TC ARGS": what that does, in Markdown
+# cond_desc "TC ARGS" [QUOTE]: what that does, in Markdown (QUOTE "``":
+# in reStructuredText)
 cond_desc() {
-	local q='`'
+	local q=${2:-'`'}
 	case $1 in
 	none) printf 'no qdisc (the emulated cable drops nothing)' ;;
 	ingress\ *) printf '%stc qdisc add dev ifb0 root %s%s on what each guest receives (eth0 ingress redirected to ifb0)' "$q" "${1#ingress }" "$q" ;;
@@ -324,17 +334,80 @@ cond_desc() {
 	esac
 }
 
+# quote_args ARG...: the arguments as one types them, quoted where needed
+quote_args() {
+	local a out=()
+	for a in "$@"; do
+		if [[ $a =~ ^[A-Za-z0-9_./=:,+%@-]+$ ]]; then
+			out+=("$a")
+		elif [[ $a != *"'"* ]]; then
+			out+=("'$a'")
+		else
+			out+=("$(printf '%q' "$a")")
+		fi
+	done
+	printf '%s\n' "${out[*]}"
+}
+
+# The run's record in meta.env, in this order.
+META_VARS="DATE COMMIT ARGS HOST_KERNEL HOST_CORES HOST_LOAD KERNEL SIW_KERNEL CABLE REPS SECONDS LAT_ITERS TRANSPORTS WORKLOADS CONDITIONS"
+
+# write_meta: what this run is, as IRN_CMP_* variables here (about.md
+# uses them) and as shell assignments in OUT/meta.env (--publish reads
+# them): UTC date, the checkout's commit (git describe --always --dirty),
+# the command's arguments, the host's kernel, cores and load, the guests'
+# kernel, the cable, reps, seconds, latency iterations, the transports,
+# the workloads and the conditions' lines (name|delay|loss|kind|tc).
+# The end of the run adds IRN_CMP_ELAPSED (s) and IRN_CMP_HOST_NOTE.
+write_meta() {
+	local c v
+	IRN_CMP_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
+	IRN_CMP_COMMIT=$(git -C "$IRN_ROOT" describe --always --dirty 2>/dev/null || echo unknown)
+	IRN_CMP_ARGS=$ARGS_TEXT
+	IRN_CMP_HOST_KERNEL=$(uname -r)
+	IRN_CMP_HOST_CORES=$(nproc)
+	IRN_CMP_HOST_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
+	IRN_CMP_KERNEL=$IRN_DEBIAN_KVER
+	IRN_CMP_SIW_KERNEL=$SIW_KERNEL
+	IRN_CMP_CABLE=$IRN_CABLE
+	IRN_CMP_REPS=$REPS IRN_CMP_SECONDS=$SECS IRN_CMP_LAT_ITERS=$LAT_ITERS
+	IRN_CMP_TRANSPORTS=$TRANSPORTS IRN_CMP_WORKLOADS=$WORKLOADS
+	IRN_CMP_CONDITIONS=$(for c in $CONDS; do cond_line "$c"; done)
+	{
+		printf '# scripts/compare.sh: what this run is (read by --publish)\n'
+		for v in $META_VARS; do
+			v=IRN_CMP_$v
+			printf '%s=%q\n' "$v" "${!v}"
+		done
+	} >"$OUT/meta.env"
+}
+
+# load_meta DIR: the IRN_CMP_* variables from DIR/meta.env
+load_meta() {
+	local f=$1/meta.env line v
+	[[ -f $f ]] || irn_die "$f missing: the run predates it, or is not a finished scripts/compare.sh run"
+	while IFS= read -r line; do
+		[[ -z $line || $line == \#* || $line =~ ^IRN_CMP_[A-Z0-9_]+= ]] ||
+			irn_die "$f: not a variable of scripts/compare.sh: $line"
+	done <"$f"
+	# shellcheck source=/dev/null
+	source "$f"
+	for v in $META_VARS; do
+		v=IRN_CMP_$v
+		[[ -v $v ]] || irn_die "$f: no $v"
+	done
+}
+
 write_readme() {
 	{
-		printf '# irn comparison, %s\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
-		printf 'Command: %sscripts/compare.sh %s%s\n\n' '`' "$ARGS_TEXT" '`'
+		printf '# irn comparison, %s\n\n' "$IRN_CMP_DATE"
+		printf 'Command: %sscripts/compare.sh %s%s (commit %s)\n\n' '`' "$IRN_CMP_ARGS" '`' "$IRN_CMP_COMMIT"
 		printf 'Measured on two QEMU TCG guests (1 vCPU, 1536 MB each) on one host (%s, %s cores, load average at start %s), joined by one emulated Ethernet cable (QEMU %s netdev, 1500-byte MTU, RDMA MTU 1024). ' \
-			"$(uname -r)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" \
-			"$([[ $IRN_CABLE == tcp ]] && echo 'TCP socket' || echo 'Unix stream')"
+			"$IRN_CMP_HOST_KERNEL" "$IRN_CMP_HOST_CORES" "$IRN_CMP_HOST_LOAD" "$(cable_name)"
 		printf 'Guest kernel %s (siw: %s kernel). Conditions are set with tc on both guests, so each direction sees them. ' \
-			"$IRN_DEBIAN_KVER" "$SIW_KERNEL"
+			"$IRN_CMP_KERNEL" "$IRN_CMP_SIW_KERNEL"
 		printf '%s run(s) per cell, %s s per bandwidth run, %s iterations per latency run; values are medians. MB/s = 2^20 bytes/s. ' \
-			"$REPS" "$SECS" "$LAT_ITERS"
+			"$IRN_CMP_REPS" "$IRN_CMP_SECONDS" "$IRN_CMP_LAT_ITERS"
 		printf 'Absolute numbers under TCG are low and drift with the host load; compare transports within one run.\n\n'
 		printf 'Conditions:\n\n'
 		for c in $CONDS; do
@@ -344,14 +417,24 @@ write_readme() {
 	}
 }
 
+# cable_name: the QEMU netdev of the cable (IRN_CMP_CABLE)
+cable_name() {
+	if [[ $IRN_CMP_CABLE == tcp ]]; then echo 'TCP socket'; else echo 'Unix stream'; fi
+}
+
 main() {
 	local t t_start note
-	ARGS_TEXT="$*"
+	ARGS_TEXT=$(quote_args "$@")
 	parse_args "$@"
-	if [[ -n $REPORT ]]; then
-		OUT=$(cd "$REPORT" && pwd) || irn_die "--report: no folder $REPORT"
+	if [[ -n $REPORT || -n $PUBLISH ]]; then
+		[[ -z $REPORT || -z $PUBLISH ]] || irn_die "--report and --publish: one or the other"
+		OUT=$(cd "$REPORT$PUBLISH" && pwd) || irn_die "no folder $REPORT$PUBLISH"
 		irn_need_cmd gnuplot
-		report
+		if [[ -n $PUBLISH ]]; then
+			publish
+		else
+			report
+		fi
 		return
 	fi
 	irn_need_root compare
@@ -369,6 +452,7 @@ main() {
 		KO=$KO/rdma_irn.ko
 	fi
 	printf '%s\n' "$IRN_CMP_CSV_HEADER" >"$OUT/runs.csv"
+	write_meta
 	write_readme >"$OUT/about.md"
 	TOTAL=0
 	for t in $TRANSPORTS; do
@@ -382,11 +466,14 @@ main() {
 		irn_log "compare: $t (guests booting)"
 		run_transport "$t"
 	done
-	irn_log "compare: done in $(irn_elapsed "$t_start") s"
+	IRN_CMP_ELAPSED=$(irn_elapsed "$t_start")
+	irn_log "compare: done in $IRN_CMP_ELAPSED s"
+	printf 'IRN_CMP_ELAPSED=%q\n' "$IRN_CMP_ELAPSED" >>"$OUT/meta.env"
 	note=$(irn_host_busy_note "$OUT")
 	if [[ -n $note ]]; then
 		irn_warn "$note"
 		printf '**%s**\n\n' "$note" >>"$OUT/about.md"
+		printf 'IRN_CMP_HOST_NOTE=%q\n' "$note" >>"$OUT/meta.env"
 	fi
 	report
 }
@@ -412,6 +499,224 @@ report() {
 	printf '  %s\n' "$OUT/summary.md" "$OUT/summary.csv" "$OUT/runs.csv"
 	[[ -z $plots ]] || printf '  %s\n' "${plots//$'\n'/$'\n'  }"
 	printf '  %s\n' "$OUT/raw/ (perftest/iperf3 output, counter snapshots, guest logs)"
+}
+
+# The plots that the page and README show, as OUT's name:the docs' name.
+PUBLISH_PLOTS="goodput_pct_vs_loss.png:compare-goodput.png p99_vs_loss.png:compare-p99.png"
+HEADLINE_START='.. results-headline-start'
+HEADLINE_END='.. results-headline-end'
+
+# rst_text: stdin with reStructuredText's markup characters escaped
+rst_text() {
+	sed 's/[\\`*_|]/\\&/g'
+}
+
+# rst_check FILE: fail, with docutils' messages, if FILE has an error or
+# a warning as reStructuredText
+rst_check() {
+	python3 - "$1" <<'PY'
+import sys
+import docutils.core
+import docutils.utils
+path = sys.argv[1]
+try:
+    docutils.core.publish_doctree(
+        open(path, encoding="utf-8").read(), source_path=path,
+        settings_overrides={"halt_level": 2, "report_level": 2})
+except docutils.utils.SystemMessage:
+    sys.exit(1)  # docutils printed the message
+PY
+}
+
+# kernels_of RUNS.csv: the guests' kernels, with the transports that ran
+# on each when there are several ("K1 (rxe, irn), K2 (siw)")
+kernels_of() {
+	awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	{
+		k = $col["kernel"]; t = $col["transport"]
+		if (k == "" || k == "?" || (k, t) in seen) next
+		seen[k, t] = 1
+		if (!(k in trs)) ks[n++] = k
+		trs[k] = trs[k] (trs[k] == "" ? "" : ", ") t
+	}
+	END {
+		for (i = 0; i < n; i++)
+			printf "%s%s%s", (i ? ", " : ""), ks[i], (n > 1 ? " (" trs[ks[i]] ")" : "")
+		print ""
+	}' "$1"
+}
+
+# literals "A B C": ``A``, ``B``, ``C``
+literals() {
+	local w list=''
+	for w in $1; do
+		list+="${list:+, }\`\`$w\`\`"
+	done
+	printf '%s\n' "$list"
+}
+
+# results_page IMAGES: Documentation/results.rst for the run in OUT (its
+# meta.env loaded, summary.csv written); IMAGES: the docs' names of the
+# plots that were copied
+# shellcheck disable=SC2016 # reStructuredText's ``literals``, literally
+results_page() {
+	local images=$1 runs minutes name tc img
+	runs=$(($(wc -l <"$OUT/runs.csv") - 1))
+	cat <<'EOF'
+.. SPDX-License-Identifier: GPL-2.0
+
+.. Written by scripts/compare.sh --publish from one run's results folder.
+   A new run replaces it; do not edit it by hand.
+
+=========================================
+Measured results: lossless against lossy
+=========================================
+
+What each RDMA transport keeps of its lossless goodput when the network
+drops, delays or reorders packets, and what that does to its latency, in
+one reference run of ``make compare``.  What the comparison measures and
+how to read it: ``Documentation/ops-guide.rst``, "Lossless against
+lossy".
+
+This page, its plots and the headline table in ``README.rst`` are
+written from the run's results folder; a new run replaces them all::
+
+    make compare                           # prints its results folder
+    make results DIR=results/compare-DATE  # scripts/compare.sh --publish DIR
+
+Run
+===
+
+Every number on this page comes from this one run::
+
+EOF
+	printf '    scripts/compare.sh%s\n\n' "${IRN_CMP_ARGS:+ $IRN_CMP_ARGS}"
+	printf ':Date: %s\n' "$IRN_CMP_DATE"
+	printf ':Commit: %s (the driver and the scripts%s)\n' "$(rst_text <<<"$IRN_CMP_COMMIT")" \
+		"$([[ $IRN_CMP_COMMIT != *-dirty ]] || echo ', with changes not committed')"
+	printf ':Host: %s cores, load average %s at the start, kernel %s\n' \
+		"$IRN_CMP_HOST_CORES" "$IRN_CMP_HOST_LOAD" "$(rst_text <<<"$IRN_CMP_HOST_KERNEL")"
+	printf ':Guests: two QEMU TCG guests, 1 vCPU and 1536 MB each, joined by one emulated Ethernet cable (QEMU %s netdev; 1500-byte MTU, RDMA MTU 1024)\n' \
+		"$(cable_name)"
+	printf ':Guest kernels: %s\n' "$(kernels_of "$OUT/runs.csv" | rst_text)"
+	minutes=
+	[[ -z ${IRN_CMP_ELAPSED:-} ]] ||
+		minutes=$(awk -v s="$IRN_CMP_ELAPSED" 'BEGIN { printf " in %d minutes", s / 60 + 0.5 }')
+	printf ':Runs: %s%s: %s per cell, %s s per bandwidth run, %s iterations per latency run; the tables show medians; MB/s is 2^20 bytes per second\n' \
+		"$runs" "$minutes" "$IRN_CMP_REPS" "$IRN_CMP_SECONDS" "$IRN_CMP_LAT_ITERS"
+	printf ':Transports: %s\n' "$(literals "$IRN_CMP_TRANSPORTS")"
+	printf ':Workloads: %s\n\n' "$(literals "$IRN_CMP_WORKLOADS")"
+	if [[ -n ${IRN_CMP_HOST_NOTE:-} ]]; then
+		printf '.. warning::\n\n   %s\n\n' "$(rst_text <<<"$IRN_CMP_HOST_NOTE")"
+	fi
+	printf 'The conditions, set with ``tc`` on both guests:\n\n'
+	while IFS='|' read -r name _ _ _ tc; do
+		printf '``%s``\n  %s\n' "$name" "$(cond_desc "$tc" '``')"
+	done <<<"$IRN_CMP_CONDITIONS"
+	printf '\n'
+	irn_cmp_rst "$OUT/summary.csv" =
+	if [[ -n $images ]]; then
+		printf '\nPlots\n=====\n'
+		for img in $images; do
+			printf '\n.. image:: images/%s\n' "$img"
+			case $img in
+			compare-goodput.png)
+				printf "   :alt: ib_write_bw goodput (iperf3's for tcp) as %% of the same\n"
+				printf "         transport's lossless figure against the random loss rate,\n"
+				printf '         one line per transport, one panel per delay\n' ;;
+			compare-p99.png)
+				printf '   :alt: ib_write_lat p99 against the random loss rate, one line per\n'
+				printf '         transport, one panel per delay\n' ;;
+			esac
+		done
+	fi
+	if [[ -s $OUT/notes.rst ]]; then
+		printf '\nWhat this run shows\n===================\n\n'
+		cat "$OUT/notes.rst"
+	fi
+}
+
+# headline_block TABLE IMAGES: what README.rst holds between its
+# headline markers
+# shellcheck disable=SC2016 # reStructuredText's ``literals``, literally
+headline_block() {
+	printf "\n\`\`ib_write_bw\`\` goodput (64 KiB, one QP) as a share of each transport's\n"
+	printf 'own lossless figure at the same delay, in the reference run of\n'
+	printf '``Documentation/results.rst`` (%s, commit %s):\n\n' \
+		"${IRN_CMP_DATE%% *}" "$(rst_text <<<"$IRN_CMP_COMMIT")"
+	cat "$1"
+	if [[ " $2 " == *" compare-goodput.png "* ]]; then
+		printf '\n.. image:: Documentation/images/compare-goodput.png\n'
+		printf "   :alt: ib_write_bw goodput as %% of each transport's lossless figure\n"
+		printf '         against the random loss rate, one panel per delay\n'
+	fi
+	printf '\n'
+}
+
+# replace_block FILE BLOCK: FILE with the lines between its headline
+# markers replaced by those of file BLOCK; fails unless FILE has each
+# marker once, the start before the end
+replace_block() {
+	awk -v s="$HEADLINE_START" -v e="$HEADLINE_END" -v block="$2" '
+	$0 == s { print; while ((getline l < block) > 0) print l; skip = 1; ns++; next }
+	$0 == e { if (!skip) bad = 1; skip = 0; ne++ }
+	!skip { print }
+	END { exit !(ns == 1 && ne == 1 && !bad && !skip) }' "$1"
+}
+
+# publish: Documentation/results.rst, its plots and README's headline
+# from the finished run in OUT, in IRN_PUBLISH_ROOT (this checkout by
+# default).  All is written and checked in OUT/publish first.
+publish() {
+	local root=${IRN_PUBLISH_ROOT:-$IRN_ROOT} stage=$OUT/publish pair images='' f
+	[[ -f $root/README.rst && -d $root/Documentation ]] ||
+		irn_die "--publish: $root has no README.rst and Documentation/"
+	python3 -c 'import docutils' 2>/dev/null ||
+		irn_die "--publish: python3's docutils checks the page (apt-get install python3-docutils)"
+	load_meta "$OUT"
+	replace_block "$root/README.rst" /dev/null >/dev/null ||
+		irn_die "--publish: $root/README.rst needs one line '$HEADLINE_START' and, after it, one '$HEADLINE_END'"
+	rm -rf "$stage"
+	mkdir -p "$stage/images"
+	# the plots of this runs.csv only
+	rm -f "$OUT"/*_vs_loss.png
+	report
+	irn_cmp_headline "$OUT/summary.csv" >"$stage/headline.rst" ||
+		irn_die "--publish: $OUT has no ib_write_bw cell of rxe, irn-gbn, irn or irn-auto at 1% random loss or more: nothing for README's headline"
+	for pair in $PUBLISH_PLOTS; do
+		if [[ -f $OUT/${pair%%:*} ]]; then
+			cp "$OUT/${pair%%:*}" "$stage/images/${pair#*:}"
+			images+="${images:+ }${pair#*:}"
+		fi
+	done
+	results_page "$images" >"$stage/results.rst"
+	headline_block "$stage/headline.rst" "$images" >"$stage/block.rst"
+	replace_block "$root/README.rst" "$stage/block.rst" >"$stage/README.rst"
+	for f in results.rst README.rst; do
+		rst_check "$stage/$f" ||
+			irn_die "--publish: $stage/$f is not valid reStructuredText (above); nothing was written"
+	done
+	mkdir -p "$root/Documentation/images"
+	cp "$stage/results.rst" "$root/Documentation/results.rst"
+	cp "$stage/README.rst" "$root/README.rst"
+	for pair in $PUBLISH_PLOTS; do
+		f=$root/Documentation/images/${pair#*:}
+		if [[ -f $stage/images/${pair#*:} ]]; then
+			cp "$stage/images/${pair#*:}" "$f"
+		else
+			# no stale plot of another run
+			rm -f "$f"
+		fi
+	done
+	[[ $IRN_CMP_COMMIT != *-dirty ]] ||
+		irn_warn "the run was made from a tree with uncommitted changes ($IRN_CMP_COMMIT); the page says so"
+	[[ -z ${IRN_CMP_HOST_NOTE:-} ]] || irn_warn "$IRN_CMP_HOST_NOTE"
+	printf '\nPublished the run of %s (commit %s) in %s:\n' "$IRN_CMP_DATE" "$IRN_CMP_COMMIT" "$root"
+	printf '  %s\n' Documentation/results.rst "README.rst (between its headline markers)"
+	for f in $images; do
+		printf '  %s\n' "Documentation/images/$f"
+	done
 }
 
 main "$@"

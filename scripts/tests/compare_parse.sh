@@ -18,7 +18,14 @@
 #    right and gnuplot draws PNGs from it;
 #  - the reStructuredText tables pass docutils without a warning and
 #    render to the Markdown's cells, markup-like cells included;
-#    README's headline has the percentages worked out by hand.
+#    README's headline has the percentages worked out by hand;
+#  - compare.sh --publish, on a synthetic finished run (runs.csv and
+#    meta.env) into a copy of README.rst and Documentation/, writes a
+#    results.rst that docutils passes, with summary.md's tables and the
+#    run's date, commit and command, the two plots, and README's headline
+#    between its markers (the rest of README unchanged, the same after a
+#    second publish); without meta.env or the markers it fails and
+#    writes nothing.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -206,6 +213,108 @@ irn_cmp_headline "$TMP/summary.csv" >"$TMP/headline.rst"
 expect "headline" "| transport | 1% loss | 2 ms, 1% loss |
 | stock rxe | 10% | - |
 | irn | 45% | 50% |" "$(rst_rows "$TMP/headline.rst" 2>&1)"
+
+# --- --publish: results.rst, its plots and README's headline ---------------
+# A finished run of three transports, lossless and 1% loss, write_bw and
+# write_lat, two runs per cell; its summary worked out by hand: rxe
+# write_bw 13.00 and 3.25 MB/s (25%), irn-gbn 10.00 and 6.00 (60%), irn
+# 12.00 and 10.80 (90%); write_lat p50 / p99 rxe 0.50 / 3.00 and 0.50 /
+# 32.00, irn 0.50 / 3.00 and 0.50 / 3.60.
+RUN=$TMP/run PUB=$TMP/tree
+mkdir -p "$RUN" "$PUB"
+cp -r "$ROOT/README.rst" "$ROOT/Documentation" "$PUB/"
+{
+	printf '%s\n' "$IRN_CMP_CSV_HEADER"
+	# run: transport condition loss workload rep bw p50 p99 dropped resent episodes retry_err
+	run() {
+		local kind=random
+		[[ $2 != lossless ]] || kind=lossless
+		printf '%s,%s,0,%s,%s,%s,%s,ok,3,%s,%s,%s,%s,%s,,%s,,,,,%s,,,,6.1.0-57-amd64\n' \
+			"$1" "$2" "$3" "$kind" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" "${11}" "${12}"
+	}
+	for r in 1 2; do
+		run rxe lossless 0 write_bw $r $((10 + 2 * r)) "" "" 0 "" "" 0
+		run irn-gbn lossless 0 write_bw $r 10 "" "" 0 0 0 ""
+		run irn lossless 0 write_bw $r 12 "" "" 0 0 0 ""
+		run rxe lossless 0 write_lat $r "" 500 3000 0 "" "" 0
+		run irn lossless 0 write_lat $r "" 500 3000 0 0 0 ""
+	done
+	run rxe loss-1% 1 write_bw 1 3 "" "" 40 "" "" 20
+	run rxe loss-1% 1 write_bw 2 3.5 "" "" 44 "" "" 22
+	run irn-gbn loss-1% 1 write_bw 1 6 "" "" 40 900 30 ""
+	run irn-gbn loss-1% 1 write_bw 2 6 "" "" 40 1000 32 ""
+	run irn loss-1% 1 write_bw 1 11.4 "" "" 40 40 20 ""
+	run irn loss-1% 1 write_bw 2 10.2 "" "" 40 42 22 ""
+	run rxe loss-1% 1 write_lat 1 "" 450 30000 2 "" "" 1
+	run rxe loss-1% 1 write_lat 2 "" 550 34000 2 "" "" 1
+	run irn loss-1% 1 write_lat 1 "" 500 3500 2 2 1 ""
+	run irn loss-1% 1 write_lat 2 "" 500 3700 2 2 1 ""
+} >"$RUN/runs.csv"
+cat >"$RUN/meta.env" <<'META'
+# scripts/compare.sh: what this run is (read by --publish)
+IRN_CMP_DATE='2026-01-02 03:04 UTC'
+IRN_CMP_COMMIT=abc1234
+IRN_CMP_ARGS='--reps 2 --conditions '\''lossless loss-1%'\'' --transports '\''rxe irn-gbn irn'\'' --workloads '\''write_bw write_lat'\'''
+IRN_CMP_HOST_KERNEL=6.1.0-57-amd64
+IRN_CMP_HOST_CORES=2
+IRN_CMP_HOST_LOAD='0.70 0.52 0.41'
+IRN_CMP_KERNEL=6.1.0-57-amd64
+IRN_CMP_SIW_KERNEL=kunit
+IRN_CMP_CABLE=unix
+IRN_CMP_REPS=2
+IRN_CMP_SECONDS=3
+IRN_CMP_LAT_ITERS=500
+IRN_CMP_TRANSPORTS='rxe irn-gbn irn'
+IRN_CMP_WORKLOADS='write_bw write_lat'
+IRN_CMP_CONDITIONS=$'lossless|0|0|lossless|none\nloss-1%|0|1|random|netem loss 1%'
+IRN_CMP_ELAPSED=125.3
+META
+# block README: README without the lines between its headline markers
+block() { sed '/^\.\. results-headline-start$/,/^\.\. results-headline-end$/d' "$1"; }
+"$ROOT/scripts/compare.sh" --report "$RUN" >"$TMP/report.log" 2>&1 ||
+	expect "compare.sh --report" 0 "failed: $(cat "$TMP/report.log")"
+IRN_PUBLISH_ROOT=$PUB "$ROOT/scripts/compare.sh" --publish "$RUN" >"$TMP/publish.log" 2>&1 ||
+	expect "compare.sh --publish" 0 "failed: $(cat "$TMP/publish.log")"
+page=$PUB/Documentation/results.rst
+expect "results.rst: tables as summary.md's (docutils clean)" "$(md_rows "$RUN/summary.md")" \
+	"$(rst_rows "$page" 2>&1)"
+expect_line "results.rst: irn goodput" "$page" "irn        write_bw  12.00 (100%)  10.80 (90%)"
+expect_line "results.rst: rxe latency" "$page" "rxe        write_lat  0.50 / 3.00  0.50 / 32.00"
+expect_line "results.rst: the command" "$page" "    scripts/compare.sh --reps 2 --conditions 'lossless loss-1%' --transports 'rxe irn-gbn irn' --workloads 'write_bw write_lat'"
+expect_line "results.rst: date" "$page" ":Date: 2026-01-02 03:04 UTC"
+expect_line "results.rst: commit" "$page" ":Commit: abc1234 (the driver and the scripts)"
+expect_line "results.rst: runs" "$page" ":Runs: 20 in 2 minutes: 2 per cell, 3 s per bandwidth run, 500 iterations per latency run; the tables show medians; MB/s is 2^20 bytes per second"
+expect_line "results.rst: condition" "$page" "  \`\`tc qdisc add dev eth0 root netem loss 1%\`\` on each guest"
+for f in compare-goodput.png compare-p99.png; do
+	expect_line "results.rst: $f" "$page" ".. image:: images/$f"
+	expect "$f is a PNG" 89504e470d0a1a0a \
+		"$(head -c 8 "$PUB/Documentation/images/$f" 2>/dev/null | od -An -tx1 | tr -d ' \n')"
+done
+expect "README: its headline (docutils clean)" "| transport | 1% loss |
+| stock rxe | 25% |
+| irn, gbn mode | 60% |
+| irn | 90% |" "$(rst_rows "$PUB/README.rst" 2>&1)"
+# shellcheck disable=SC2016 # reStructuredText's ``literal``
+expect "README: the run named" 1 \
+	"$(grep -cxF '``Documentation/results.rst`` (2026-01-02, commit abc1234):' "$PUB/README.rst")"
+expect "README: the rest unchanged" "$(block "$ROOT/README.rst")" "$(block "$PUB/README.rst")"
+cp "$PUB/README.rst" "$TMP/README.once"
+IRN_PUBLISH_ROOT=$PUB "$ROOT/scripts/compare.sh" --publish "$RUN" >"$TMP/publish.log" 2>&1 ||
+	expect "compare.sh --publish again" 0 "failed: $(cat "$TMP/publish.log")"
+expect "README: the same after publishing twice" "$(cat "$TMP/README.once")" "$(cat "$PUB/README.rst")"
+# no run record, or no markers: an error, and nothing written
+mv "$RUN/meta.env" "$TMP/meta.env"
+cp "$PUB/README.rst" "$TMP/README.before"
+expect "publish without meta.env fails" 1 \
+	"$(IRN_PUBLISH_ROOT=$PUB "$ROOT/scripts/compare.sh" --publish "$RUN" >/dev/null 2>&1 && echo 0 || echo 1)"
+mv "$TMP/meta.env" "$RUN/meta.env"
+sed -i '/^\.\. results-headline-end$/d' "$PUB/README.rst"
+cp "$PUB/README.rst" "$TMP/README.before"
+rm "$page"
+expect "publish without README markers fails" 1 \
+	"$(IRN_PUBLISH_ROOT=$PUB "$ROOT/scripts/compare.sh" --publish "$RUN" >/dev/null 2>&1 && echo 0 || echo 1)"
+expect "a failed publish writes nothing" "$(cat "$TMP/README.before"):no page" \
+	"$(cat "$PUB/README.rst"):$([[ -f $page ]] && echo page || echo no page)"
 
 printf '%s checks passed, %s failed\n' "$NOK" "$NFAIL"
 [[ $NFAIL == 0 ]]
