@@ -110,21 +110,9 @@ listening()
 	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
 }
 
-# pid_resources PID: how many QPs, CQs, MRs and PDs PID still owns
-pid_resources()
-{
-	local n=0 kind
-
-	for kind in qp cq mr pd; do
-		n=$((n + $(rdma resource show "$kind" 2>/dev/null |
-			grep -cE "pid $1( |$)" || true)))
-	done
-	echo "$n"
-}
-
 no_resources()
 {
-	[[ $(pid_resources "$1") -eq 0 ]]
+	[[ $(irn_pid_resources "$1") -eq 0 ]]
 }
 
 # The transfer ends as it must: in time, and not silently if it failed.
@@ -201,7 +189,7 @@ client_pid()
 
 	pid=$(pgrep -P "$2" -x ib_write_bw) ||
 		irn_fail "$1: the client is not running 2 s in: $(cat "$IRN_OUT/faults-$1-client.log")"
-	[[ $(pid_resources "$pid") -gt 0 ]] ||
+	[[ $(irn_pid_resources "$pid") -gt 0 ]] ||
 		irn_fail "$1: rdma resource show lists nothing of the client (pid $pid)"
 	echo "$pid"
 }

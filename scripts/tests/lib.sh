@@ -376,6 +376,19 @@ irn_read_counter()
 	fi
 }
 
+# irn_pid_resources PID: how many QPs, CQs, MRs and PDs PID owns on the
+# RDMA devices this network namespace sees ("rdma resource show")
+irn_pid_resources()
+{
+	local n=0 kind
+
+	for kind in qp cq mr pd; do
+		n=$((n + $(rdma resource show "$kind" 2>/dev/null |
+			grep -cE "pid $1( |$)" || true)))
+	done
+	echo "$n"
+}
+
 # irn_snapshot NAME...: IRN_DEV's counters NAME, one "name value" per
 # line on stdout, read without a fork (the debug kernel forks slowly).
 # A test saves one in $IRN_SHARED/before.$IRN_ROLE and one in

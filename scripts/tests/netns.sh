@@ -325,19 +325,6 @@ ns_pid()
 	return 1
 }
 
-# pid_resources PID: how many QPs, CQs, MRs and PDs PID owns on the
-# devices this namespace sees
-pid_resources()
-{
-	local n=0 kind
-
-	for kind in qp cq mr pd; do
-		n=$((n + $(rdma resource show "$kind" 2>/dev/null |
-			grep -cE "pid $1( |$)" || true)))
-	done
-	echo "$n"
-}
-
 # excl_device NS DEV NETDEV IPV4: DEV added from inside NS on NETDEV, in
 # the initial RDMA namespace as the core puts every new device, then moved
 # to NS; waits until it is ACTIVE there with IPV4's GID
@@ -463,7 +450,7 @@ if kill -0 "$client" 2>/dev/null; then running=yes; else running=no; fi
 irn_log "move: d1 back in the initial namespace after $((SECONDS - t0)) s (client still running: $running)"
 expect_sees init d1 yes
 expect_sees n1 d1 no
-n=$(pid_resources "$client")
+n=$(irn_pid_resources "$client")
 ((n == 0)) || irn_fail "move: the client (pid $client) still has $n objects on d1"
 rc=0
 wait "$cpid" || rc=$?
