@@ -101,8 +101,15 @@ matches_filter() {
 	[[ $1 == $FILTER ]]
 }
 
+# step_deps: the packages, Debian's second kernel line's too when it runs
 step_deps() {
-	"$IRN_ROOT/scripts/deps.sh" --check 2>/dev/null || "$IRN_ROOT/scripts/deps.sh"
+	local with=()
+
+	if new_line_follows || [[ $ONLY == "$IRN_NEW_LINE" || $ONLY == 6.1+"$IRN_NEW_LINE" ]]; then
+		with=(--with-line "$IRN_NEW_LINE")
+	fi
+	"$IRN_ROOT/scripts/deps.sh" --check "${with[@]}" 2>/dev/null ||
+		"$IRN_ROOT/scripts/deps.sh" "${with[@]}"
 }
 
 # ---- KUnit ---------------------------------------------------------------

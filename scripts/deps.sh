@@ -4,7 +4,11 @@
 # Install the Debian 12 packages the irn build and test harness needs.
 # Idempotent: does nothing (and prints nothing) when all are present.
 #
-#   scripts/deps.sh [--check]   --check: only report, exit 1 if missing
+#   scripts/deps.sh [--check] [--with-line LINE]
+#
+# --check: only report, exit 1 if anything is missing.  --with-line 6.12
+# also installs Debian's kernel image and headers of that line (make
+# check runs a subset on it; IRN_KERNEL_LINE=6.12 implies it).
 set -euo pipefail
 
 IRN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -28,9 +32,12 @@ PACKAGES=(
 	gnuplot-nox python3-docutils
 )
 
-# Debian's 6.12 line, for make check-6.12 (IRN_KERNEL_LINE=6.12)
-[[ $IRN_KERNEL_LINE != 6.12 ]] ||
-	PACKAGES+=(linux-image-6.12-amd64 linux-headers-6.12-amd64)
+# with_line LINE: Debian's kernel of LINE (6.12), image and headers, too
+with_line() {
+	[[ $1 == "$IRN_NEW_LINE" ]] ||
+		irn_die "--with-line: Debian 12 offers one more kernel line, $IRN_NEW_LINE, not '$1'"
+	PACKAGES+=("linux-image-$1-amd64" "linux-headers-$1-amd64")
+}
 
 missing_packages() {
 	local p st
@@ -42,7 +49,16 @@ missing_packages() {
 
 main() {
 	local check=0 missing
-	[[ ${1:-} == --check ]] && check=1
+
+	while [[ $# -gt 0 ]]; do
+		case $1 in
+		--check) check=1 ;;
+		--with-line) with_line "${2:-}"; shift ;;
+		*) irn_die "usage: scripts/deps.sh [--check] [--with-line LINE]" ;;
+		esac
+		shift
+	done
+	[[ $IRN_KERNEL_LINE != "$IRN_NEW_LINE" ]] || with_line "$IRN_NEW_LINE"
 	command -v dpkg-query >/dev/null ||
 		irn_die "dpkg-query not found: this harness expects Debian 12"
 	mapfile -t missing < <(missing_packages)
