@@ -72,32 +72,42 @@ static bool sacked(const struct sack_view *sv, u32 psn)
 }
 
 /*
+ * Mark @psn delivered.  If that is news, *@rtt becomes the sample it
+ * gives, if any (Karn: none if it was ever resent).
+ * Return: 1 if it is news, else 0: what it adds to the packets acked.
+ */
+static u32 mark_one(struct irn_sb *sb, u32 psn, u64 *rtt)
+{
+	if (!irn_sb_mark(sb, psn))
+		return 0;
+	*rtt = irn_sb_rtt(sb, psn, sb->now_ns) ?: *rtt;
+	return 1;
+}
+
+/*
  * Mark delivered the PSNs from @psn to @end, a send's or a write's, that
  * @cum passes or @sv names: the first in turn, the others by @sv's set
  * bits, so that an acknowledgment costs what it acknowledges rather than
  * every PSN in flight.
- * Return: an RTT sample from the newest PSN this newly marked, 0 for none.
+ * Return: how many PSNs this newly marked; *@rtt becomes an RTT sample
+ * from the newest of them that gives one, and stays if none does.
  */
-static u64 mark_range(struct irn_sb *sb, u32 psn, u32 end, u32 cum,
-		      const struct sack_view *sv)
+static u32 mark_range(struct irn_sb *sb, u32 psn, u32 end, u32 cum,
+		      const struct sack_view *sv, u64 *rtt)
 {
-	u64 rtt = 0;
-	u32 i, n;
+	u32 i, n, marked = 0;
 
 	for (; !irn_psn_after(psn, end) && !irn_psn_after(psn, cum);
 	     psn = irn_psn_add(psn, 1), sb->walked++)
-		if (irn_sb_mark(sb, psn))
-			rtt = irn_sb_rtt(sb, psn, sb->now_ns) ?: rtt;
+		marked += mark_one(sb, psn, rtt);
 	if (!sv || irn_psn_after(psn, end))
-		return rtt;
+		return marked;
 	/* Bit i is @sv->base + 1 + i; @sv->base is @cum + 1, never named. */
 	i = irn_psn_after(psn, sv->base) ? irn_psn_diff(psn, sv->base) - 1 : 0;
 	n = min_t(u32, irn_psn_diff(end, sv->base), IRN_SACK_BITS);
 	for_each_set_bit_from(i, sv->bits, n)
-		if (irn_sb_mark(sb, irn_psn_add(sv->base, i + 1)))
-			rtt = irn_sb_rtt(sb, irn_psn_add(sv->base, i + 1),
-					 sb->now_ns) ?: rtt;
-	return rtt;
+		marked += mark_one(sb, irn_psn_add(sv->base, i + 1), rtt);
+	return marked;
 }
 
 /*
@@ -105,16 +115,19 @@ static u64 mark_range(struct irn_sb *sb, u32 psn, u32 end, u32 cum,
  * that @sv names.  Reads and atomics are left to their responses; a read
  * or atomic request @sv names is only seen (the responder holds it), and
  * one that @cum passes has been executed, its replies sent.
- * Return: an RTT sample from the newest PSN this newly marked, 0 for none.
+ * Return: how many PSNs this newly marked delivered, each counted here
+ * once; *@rtt becomes an RTT sample from the newest of them that gives
+ * one, and stays if none does.
  */
-static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
+static u32 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv,
+		      u64 *rtt)
 {
 	struct irn_sb *sb = &qp->irn.sb;
 	/* Pairs with the requester's store-release of req.next. */
 	u32 next = smp_load_acquire(&qp->req.next);
 	u32 sent = READ_ONCE(qp->req.psn);
-	u64 rtt = 0, now;
-	u32 i, end;
+	u32 i, end, marked = 0;
+	u64 now;
 
 	/* irn_sb_mark() compares send times with this time. */
 	irn_qp_sb_clock(qp);
@@ -136,11 +149,11 @@ static u64 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv)
 			continue;
 		end = irn_psn_before(w->last_psn, sent) ? w->last_psn :
 							  irn_psn_add(sent, -1);
-		rtt = mark_range(sb, irn_sb_acked_from(sb, w->first_psn), end,
-				 cum, sv) ?: rtt;
+		marked += mark_range(sb, irn_sb_acked_from(sb, w->first_psn),
+				     end, cum, sv, rtt);
 	}
 	irn_sb_acked_to(sb, cum);
-	return rtt;
+	return marked;
 }
 
 static void sack_progress(struct irn_qp *qp, u32 psn)
@@ -169,19 +182,17 @@ static void advance(struct irn_qp *qp)
 		    irn_psn_after(delivered, w->last_psn)) {
 			/*
 			 * A WQE retires when the holes before it fill, not
-			 * when its own packets arrive: reads sample at their
-			 * first response, sends and writes per
-			 * acknowledgment (deliver_reply(), mark_acked()).
-			 * Atomics and atomic writes have no other sample than
-			 * this one.
+			 * when its own packets arrive: sends and writes are
+			 * counted and sampled per acknowledgment
+			 * (mark_acked()), reads per response (their first
+			 * one samples: deliver_reply()).  Atomics and atomic
+			 * writes are counted here, with the only sample they
+			 * have.
 			 */
-			irn_flow_on_ack(&qp->flow,
-					irn_psn_diff(w->last_psn,
-						     qp->comp.psn) + 1,
-					(is_atomic_wqe(w) ||
-					 is_atomic_write_wqe(w)) &&
-					!w->resent ?
-					ktime_get_ns() - w->sent_ns : 0);
+			if (is_atomic_wqe(w) || is_atomic_write_wqe(w))
+				irn_flow_on_ack(&qp->flow, wqe_psns(w),
+						w->resent ? 0 :
+						ktime_get_ns() - w->sent_ns);
 			sack_progress(qp, irn_psn_add(w->last_psn, 1));
 			irn_comp_retire(qp, w, w->status);
 			continue;
@@ -244,17 +255,21 @@ static void check_loss(struct irn_qp *qp, const char *why)
 void irn_comp_sack_acked_before(struct irn_qp *qp, u32 psn,
 				struct sack_view *sv)
 {
-	u64 rtt;
+	u64 rtt = 0;
+	u32 acked;
 
 	spin_lock_bh(&qp->irn.sb_lock);
 	/* Only the news is left to walk. */
 	if (sv)
 		irn_sb_drop_known(&qp->irn.sb, irn_psn_add(sv->base, 1),
 				  sv->bits, IRN_SACK_BITS);
-	rtt = mark_acked(qp, irn_psn_add(psn, -1), sv);
+	acked = mark_acked(qp, irn_psn_add(psn, -1), sv, &rtt);
 	spin_unlock_bh(&qp->irn.sb_lock);
-	/* Per acknowledgment, not per WQE: a 1 MiB write is one WQE. */
-	irn_flow_on_ack(&qp->flow, 0, rtt);
+	/*
+	 * Per acknowledgment, not per WQE (a 1 MiB write is one WQE): the
+	 * PSNs it newly delivered, with its sample.
+	 */
+	irn_flow_on_ack(&qp->flow, acked, rtt);
 	advance(qp);
 }
 
@@ -371,8 +386,9 @@ static void deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 			  u32 offset, u32 len)
 {
 	enum ib_wc_status status;
-	u64 rtt = 0;
+	u64 rtt = 0, passed_rtt = 0;
 	bool dup;
+	u32 acked;
 
 	spin_lock_bh(&qp->irn.sb_lock);
 	dup = irn_sb_test(&qp->irn.sb, psn);
@@ -386,7 +402,6 @@ static void deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 	spin_unlock_bh(&qp->irn.sb_lock);
 	if (dup)
 		return;
-	irn_flow_on_ack(&qp->flow, 0, rtt);
 	if (data) {
 		status = irn_mr_copy_sges(qp->dev, qp->ib_qp.pd,
 					  irn_qp_sq_slot(qp, index)->dma.sge,
@@ -395,15 +410,23 @@ static void deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 			w->status = status;
 	}
 	spin_lock_bh(&qp->irn.sb_lock);
-	/* The responder executed everything before the read or atomic. */
-	mark_acked(qp, irn_psn_add(w->first_psn, -1), NULL);
+	/*
+	 * The responder executed everything before the read or atomic.  The
+	 * sends and writes this passes waited for the reply too: no sample.
+	 */
+	acked = mark_acked(qp, irn_psn_add(w->first_psn, -1), NULL,
+			   &passed_rtt);
 	if (has_reply(w))
 		irn_sb_seen(&qp->irn.sb, w->first_psn, wqe_psns(w), false);
 	if (w->opcode == IB_WR_RDMA_READ)
 		irn_sb_overtaken(&qp->irn.sb, w->first_psn, psn,
 				 ktime_get_ns());
-	irn_sb_mark_reply(&qp->irn.sb, psn, rtt);
+	/* A read response is a packet; an atomic's counts in advance(). */
+	if (irn_sb_mark_reply(&qp->irn.sb, psn, rtt) &&
+	    w->opcode == IB_WR_RDMA_READ)
+		acked++;
 	spin_unlock_bh(&qp->irn.sb_lock);
+	irn_flow_on_ack(&qp->flow, acked, rtt);
 	advance(qp);
 	check_loss(qp, "sack");
 }

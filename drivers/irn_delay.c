@@ -14,6 +14,10 @@
  *   rtt >  target: cwnd *= 1 - min(BETA * (rtt - target) / rtt, MAX_MDF)
  *   loss:          cwnd *= 1 - MAX_MDF
  *
+ * Each acknowledged packet counts once in "acked", whether or not its
+ * acknowledgment brought a sample; one that did not is judged by the
+ * latest sample, for the increase only (irn_delay_on_ack_unsampled()).
+ *
  * A window under one packet is kept by pacing: one packet every
  * srtt / cwnd.  The base RTT comes from the samples themselves, so a
  * path that is merely long (or a software peer that is merely slow) is
@@ -148,11 +152,27 @@ static void decrease(struct irn_delay *d, const struct irn_delay_params *p,
 	d->decreases++;
 }
 
+/* AI for each window's worth of @pkts acknowledged, up to the ceiling. */
+static void increase(struct irn_delay *d, const struct irn_delay_params *p,
+		     u32 pkts)
+{
+	u64 w;
+
+	pkts = min(pkts, 65536U);
+	if (d->cwnd >= IRN_DELAY_ONE)
+		w = d->cwnd + div_u64((u64)p->ai * pkts * IRN_DELAY_ONE,
+				      d->cwnd);
+	else
+		w = d->cwnd + (u64)p->ai * pkts;
+	d->cwnd = min_t(u64, w, d->max_cwnd);
+}
+
 /**
- * irn_delay_on_ack() - packets were acknowledged
+ * irn_delay_on_ack() - packets were acknowledged, with an RTT sample
  * @d: state
  * @p: parameters
- * @pkts: how many
+ * @pkts: how many; 0 when the sample comes without news of packets,
+ *	  which then only filters the base RTT and may shrink the window
  * @rtt_ns: an RTT sample, 0 for none (nothing changes then)
  * @srtt_ns: the smoothed RTT, the spacing of decreases
  * @now_ns: the time
@@ -162,21 +182,15 @@ static void decrease(struct irn_delay *d, const struct irn_delay_params *p,
 void irn_delay_on_ack(struct irn_delay *d, const struct irn_delay_params *p,
 		      u32 pkts, u64 rtt_ns, u64 srtt_ns, u64 now_ns)
 {
-	u64 target, w, mdf;
+	u64 target, mdf;
 
 	if (!rtt_ns)
 		return;
 	rtt_ns = min(rtt_ns, RTT_CLAMP_NS);
-	pkts = min(pkts, 65536U);
 	filter_base(d, p, rtt_ns, now_ns);
 	target = irn_delay_target_ns(d, p);
 	if (rtt_ns <= target) {
-		if (d->cwnd >= IRN_DELAY_ONE)
-			w = d->cwnd + div_u64((u64)p->ai * pkts * IRN_DELAY_ONE,
-					      d->cwnd);
-		else
-			w = d->cwnd + (u64)p->ai * pkts;
-		d->cwnd = min_t(u64, w, d->max_cwnd);
+		increase(d, p, pkts);
 		return;
 	}
 	if (!may_decrease(d, srtt_ns, now_ns))
@@ -185,6 +199,34 @@ void irn_delay_on_ack(struct irn_delay *d, const struct irn_delay_params *p,
 	decrease(d, p, min_t(u64, mdf, p->max_mdf), now_ns);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_delay_on_ack);
+
+/**
+ * irn_delay_on_ack_unsampled() - packets were acknowledged, without a sample
+ * @d: state
+ * @p: parameters
+ * @pkts: how many
+ * @last_rtt_ns: the sender's latest RTT sample, 0 for none
+ *
+ * Acknowledgments of resent packets (Karn's rule) and the ones that
+ * arrive between two samples still report packets delivered.  They grow
+ * the window as the latest sample says: by AI for each window's worth of
+ * them if it was at or below the target.  They never shrink it: a sample
+ * above the target was acted on when it came, and taking it again would
+ * cut the window on no new evidence.  Nor do they move the base RTT,
+ * which fresh samples alone filter.
+ *
+ * Context: under the owner's lock.
+ */
+void irn_delay_on_ack_unsampled(struct irn_delay *d,
+				const struct irn_delay_params *p, u32 pkts,
+				u64 last_rtt_ns)
+{
+	if (!last_rtt_ns || !pkts ||
+	    min(last_rtt_ns, RTT_CLAMP_NS) > irn_delay_target_ns(d, p))
+		return;
+	increase(d, p, pkts);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_delay_on_ack_unsampled);
 
 /**
  * irn_delay_on_loss() - the sender decided a packet was lost

@@ -25,6 +25,7 @@ void irn_flow_init(struct irn_flow *f, u32 cap)
 	f->cap = cap ?: IRN_FLOW_DEFAULT_CAP;
 	f->srtt_ns = 0;
 	f->rttvar_ns = 0;
+	f->last_rtt_ns = 0;
 	minmax_reset(&f->rtt_max, jiffies, 0);
 	f->reo_q = IRN_FLOW_REO_MIN_Q;
 	f->reo_calm = 0;
@@ -396,8 +397,19 @@ static void rtt_sample(struct irn_flow *f, u64 rtt_ns)
 /**
  * irn_flow_on_ack() - packets were acknowledged
  * @f: flow state
- * @pkts: packets newly acknowledged
+ * @pkts: packets newly acknowledged, each counted by one call only
  * @rtt_ns: RTT measured on a packet sent once (Karn), or 0 for none
+ *
+ * A fresh sample (@rtt_ns) feeds the RTT estimate and the delay
+ * controller, which grows the window for @pkts if the sample is at or
+ * below its target and may shrink it if above, whatever @pkts.  Packets
+ * acknowledged without a fresh sample (all of them resent, or delivered
+ * by a go-back-N partial ACK or by a read response that measured
+ * nothing) are judged by the latest fresh sample, kept in last_rtt_ns:
+ * they grow the window if it was at or below the target, and change
+ * nothing if it was above or before the first sample
+ * (irn_delay_on_ack_unsampled()).  Only fresh samples reach the RTT
+ * estimate.
  *
  * Context: the completer.
  */
@@ -405,15 +417,22 @@ void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns)
 {
 	u32 cwnd;
 
-	if (!rtt_ns)
+	if (rtt_ns) {
+		rtt_sample(f, rtt_ns);
+		f->last_rtt_ns = rtt_ns;
+	} else if (!pkts) {
 		return;
-	rtt_sample(f, rtt_ns);
+	}
 	if (READ_ONCE(f->algo) != IRN_CC_DELAY)
 		return;
 	spin_lock_bh(&f->cc_lock);
 	cwnd = f->delay.st.cwnd;
-	irn_delay_on_ack(&f->delay.st, &f->delay.p, pkts, rtt_ns, f->srtt_ns,
-			 ktime_get_ns());
+	if (rtt_ns)
+		irn_delay_on_ack(&f->delay.st, &f->delay.p, pkts, rtt_ns,
+				 f->srtt_ns, ktime_get_ns());
+	else
+		irn_delay_on_ack_unsampled(&f->delay.st, &f->delay.p, pkts,
+					   f->last_rtt_ns);
 	cc_moved(f, "delay", 0, cwnd);
 	spin_unlock_bh(&f->cc_lock);
 }

@@ -11,7 +11,8 @@
  *  - irn_flow_ask_ack(): should a packet ask for an ACK;
  *  - irn_flow_narrowed(): does loss recovery count the pipe (RFC 6675);
  *  - irn_flow_next_send(): earliest time for the next packet (pacing);
- *  - irn_flow_on_ack(): packets newly acknowledged, with an RTT sample;
+ *  - irn_flow_on_ack(): packets newly acknowledged, each once, and an RTT
+ *    sample if the acknowledgment gave one;
  *  - irn_flow_on_loss(): the completer decided a packet was lost;
  *  - irn_flow_on_spurious(): ... and it was not;
  *  - irn_flow_on_spurious_rto(): a timeout fired before the ACK was due;
@@ -53,6 +54,9 @@
  * @cap: packets allowed in flight
  * @srtt_ns: smoothed RTT, 0 before the first sample
  * @rttvar_ns: RTT variation
+ * @last_rtt_ns: the latest RTT sample irn_flow_on_ack() was given, 0
+ *		 before the first: what judges the packets acknowledged
+ *		 without a sample of their own
  * @rtt_max: the longest RTT, in us, of the last IRN_FLOW_RTT_MAX_WIN
  *	     (a windowed max filter over jiffies)
  * @reo_q: reordering window, in quarters of @srtt_ns
@@ -74,6 +78,7 @@ struct irn_flow {
 	u32	cap;
 	u64	srtt_ns;
 	u64	rttvar_ns;
+	u64	last_rtt_ns;
 	struct minmax rtt_max;
 	u32	reo_q;
 	u32	reo_calm;

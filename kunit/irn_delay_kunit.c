@@ -49,6 +49,38 @@ static void irn_test_delay_grows_below_target(struct kunit *test)
 }
 
 /*
+ * Packets acknowledged without a sample of their own grow the window as
+ * the latest sample says: from 4 packets, a sample at 100 us and one
+ * packet take it to 4352 / 1024, four more without a sample to 5315.  A
+ * latest sample above the target, or none at all, changes nothing: no
+ * decrease on old evidence, and the base RTT stays.
+ */
+static void irn_test_delay_unsampled(struct kunit *test)
+{
+	struct irn_delay_params p;
+	struct irn_delay d;
+
+	irn_delay_params_default(&p);
+	irn_delay_init(&d, 8, 0);
+	irn_delay_on_loss(&d, &p, 100 * US, 0);
+	irn_delay_on_ack_unsampled(&d, &p, 4, 0);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 4 * ONE);
+	irn_delay_on_ack(&d, &p, 1, 100 * US, 100 * US, 10 * US);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 4352U);
+	irn_delay_on_ack_unsampled(&d, &p, 4, 100 * US);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 5315U);
+	irn_delay_on_ack_unsampled(&d, &p, 0, 100 * US);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 5315U);
+	irn_delay_on_ack_unsampled(&d, &p, 4, 5000 * US);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 5315U);
+	KUNIT_EXPECT_EQ(test, d.decreases, 1ULL);
+	KUNIT_EXPECT_EQ(test, irn_delay_target_ns(&d, &p), 1100 * US);
+	/* never past the cap */
+	irn_delay_on_ack_unsampled(&d, &p, 1000, 100 * US);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 8 * ONE);
+}
+
+/*
  * Above the target the window shrinks by BETA * (rtt - target) / rtt:
  * 2.2 ms against 1.1 is 819 / 2 = 409 of 1024, so 8 packets become
  * 8 * 615 / 1024.  Once a round trip only; a far larger delay cuts by
@@ -133,6 +165,7 @@ static void irn_test_delay_no_sample_one_cut(struct kunit *test)
 static struct kunit_case irn_delay_cases[] = {
 	KUNIT_CASE(irn_test_delay_defaults_valid),
 	KUNIT_CASE(irn_test_delay_grows_below_target),
+	KUNIT_CASE(irn_test_delay_unsampled),
 	KUNIT_CASE(irn_test_delay_shrinks_above_target),
 	KUNIT_CASE(irn_test_delay_sub_packet),
 	KUNIT_CASE(irn_test_delay_base_follows_path),

@@ -339,6 +339,57 @@ static void irn_test_flow_delay_window(struct kunit *test)
 }
 
 /*
+ * The delay window grows from the acknowledgments an IRN completer gives:
+ * each packet once, with the acknowledgment that first delivered it
+ * (mark_acked()'s count with its sample, a read response alone, an
+ * atomic at its retirement), and packets whose acknowledgment measured
+ * nothing (resent ones, sends a read response passed) judged by the
+ * latest sample.  Below the target (200 us base + 1 ms) 4 + 4 packets
+ * take 8 to 9185 / 1024, 16 more without a sample to 10862; a 5 ms
+ * sample halves it (MAX_MDF), after which packets without a sample
+ * leave it be, until a sample below the target again, with no packets
+ * of its own, lets 16 grow it from 5431 to 7960.  Only the fresh samples
+ * reach srtt.
+ */
+static void irn_test_flow_delay_grows_on_acks(struct kunit *test)
+{
+	struct irn_cc_config cfg;
+	struct irn_flow f;
+	int i;
+
+	irn_flow_init(&f, 16);
+	irn_cc_config_default(&cfg, IRN_CC_DELAY);
+	irn_flow_cc_start(&f, &cfg, 1, 0);
+	f.delay.st.cwnd = 8 * IRN_DELAY_ONE;
+	/* Nothing to judge packets by before the first sample. */
+	irn_flow_on_ack(&f, 8, 0);
+	KUNIT_EXPECT_EQ(test, f.delay.st.cwnd, 8 * IRN_DELAY_ONE);
+	KUNIT_EXPECT_EQ(test, f.srtt_ns, 0ULL);
+	irn_flow_on_ack(&f, 4, 200 * US);
+	irn_flow_on_ack(&f, 4, 200 * US);
+	KUNIT_EXPECT_EQ(test, f.delay.st.cwnd, 9185U);
+	for (i = 0; i < 16; i++)
+		irn_flow_on_ack(&f, 1, 0);
+	KUNIT_EXPECT_EQ(test, f.delay.st.cwnd, 10862U);
+	KUNIT_EXPECT_EQ(test, irn_flow_window(&f), 10U);
+	KUNIT_EXPECT_EQ(test, f.srtt_ns, 200 * US);
+
+	irn_flow_on_ack(&f, 1, 5 * MS);
+	KUNIT_EXPECT_EQ(test, f.delay.st.cwnd, 5431U);
+	for (i = 0; i < 16; i++)
+		irn_flow_on_ack(&f, 1, 0);
+	KUNIT_EXPECT_EQ(test, f.delay.st.cwnd, 5431U);
+	irn_flow_on_ack(&f, 0, 300 * US);
+	KUNIT_EXPECT_EQ(test, f.delay.st.cwnd, 5431U);
+	for (i = 0; i < 16; i++)
+		irn_flow_on_ack(&f, 1, 0);
+	KUNIT_EXPECT_EQ(test, f.delay.st.cwnd, 7960U);
+	KUNIT_EXPECT_EQ(test, f.delay.st.decreases, 1ULL);
+	/* 200, 200, 5000, 300 us: RFC 6298's 1/8 steps, nothing more. */
+	KUNIT_EXPECT_EQ(test, f.srtt_ns, 737500ULL);
+}
+
+/*
  * A window narrower than the ACK interval asks for ACKs within itself:
  * at one packet, every packet asks (else it waits for the timer).
  */
@@ -414,6 +465,7 @@ static struct kunit_case irn_flow_cases[] = {
 	KUNIT_CASE(irn_test_flow_gap),
 	KUNIT_CASE(irn_test_flow_pacing),
 	KUNIT_CASE(irn_test_flow_delay_window),
+	KUNIT_CASE(irn_test_flow_delay_grows_on_acks),
 	KUNIT_CASE(irn_test_flow_ack_every),
 	KUNIT_CASE(irn_test_flow_ask_ack_paced),
 	KUNIT_CASE(irn_test_flow_cc_none),
