@@ -27,7 +27,8 @@
 #                        each; what PFC gives a lossless fabric)
 #   shallow       none   HTB at the rate, a 32-packet FIFO
 #   shallow-dcqcn dcqcn  HTB at the rate, fq_codel marking CE past 1 ms of
-#                        queue (ecn ce_threshold 1ms), 32 packets at most
+#                        queue (ecn ce_threshold 1ms), 32 packets at most;
+#                        IRN_INCAST_MARK replaces it
 #   shallow-delay delay  the 32-packet FIFO again
 #   rxe-deep      rxe    deep, on stock rdma_rxe (go-back-N, no congestion
 #                        control): the senders and the receiver switch
@@ -42,6 +43,24 @@
 # DIR/incast.md (the table), DIR/goodput.csv (phase, sender, second,
 # Mbit/s), DIR/goodput.png (the same over time, a panel per phase) and the
 # guests' raw output in DIR/raw.
+#
+# Environment (unset or empty: the default; the defaults' reasons are
+# further down):
+#   IRN_INCAST_DCQCN  DCQCN's parameters, "NAME=VALUE ..." written to
+#                     dcqcn/NAME in each irn device's debugfs directory
+#   IRN_INCAST_DELAY  the delay controller's, likewise under delay/
+#   IRN_INCAST_KNOBS  the device's other tunables, "NAME=VALUE ..." written
+#                     to NAME in the same directory after those two, on
+#                     the receiver and every sender (e.g. "cap=64
+#                     cnp_interval_us=10000"; dcqcn/NAME and delay/NAME
+#                     too); a NAME the device does not have fails the run,
+#                     and cc is each phase's own.  Default: none
+#   IRN_INCAST_MARK   the switch's marking queue of shallow-dcqcn and
+#                     tcp-dctcp, tc's arguments for its qdisc (e.g.
+#                     "fq_codel limit 32 ecn ce_threshold 10ms target
+#                     30ms"); no ";", "," or "|".  Default: "fq_codel
+#                     limit 32 ecn ce_threshold 1ms"
+#   IRN_INCAST_TRACE  1: record the irn tracepoints of each phase
 set -euo pipefail
 
 IRN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -62,9 +81,15 @@ DCQCN=${IRN_INCAST_DCQCN:-max_kbps=20000 ai_kbps=20 hai_kbps=200 timer_ns=100000
 # and far below the jitter of five guests on two CPUs; 15 ms lets each
 # sender keep a few packets queued at its fair share.
 DELAY=${IRN_INCAST_DELAY:-target_ns=15000000}
+# The device's other knobs (debugfs, IRN_INCAST_KNOBS): none.
+KNOBS=${IRN_INCAST_KNOBS:-}
+# The marking queue (IRN_INCAST_MARK): fq_codel marks CE once a packet
+# has spent a millisecond in the queue, and holds 32 packets as the
+# shallow FIFO does.
+MARK=${IRN_INCAST_MARK:-fq_codel limit 32 ecn ce_threshold 1ms}
 
 usage() {
-	sed -n '4,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '4,/^[^#]/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 	exit "${1:-0}"
 }
 
@@ -75,7 +100,7 @@ phase_spec() {
 	deep | rxe-deep) fifo="pfifo limit 1000" ;;
 	idle | shallow | shallow-delay | rxe-shallow | tcp-shallow)
 		fifo="pfifo limit 32" ;;
-	shallow-dcqcn | tcp-dctcp) fifo="fq_codel limit 32 ecn ce_threshold 1ms" ;;
+	shallow-dcqcn | tcp-dctcp) fifo=$MARK ;;
 	*) irn_die "unknown phase $1 (see --help)" ;;
 	esac
 	case $1 in
@@ -89,6 +114,22 @@ phase_spec() {
 	# the rate limit, then the queue as its child (guest/incast.sh adds
 	# the class and the child after "root")
 	printf '%s|%s|%s;rate %smbit;%s\n' "$1" "$cc" "$htb" "$RATE" "$fifo"
+}
+
+# check_env: IRN_INCAST_KNOBS and IRN_INCAST_MARK in a form the guests
+# can take, before any guest boots (the guests find unknown knob names)
+check_env() {
+	local kv
+
+	for kv in $KNOBS; do
+		[[ $kv =~ ^[a-z0-9_]+(/[a-z0-9_]+)?=[^=]+$ ]] ||
+			irn_die "IRN_INCAST_KNOBS: '$kv' is not NAME=VALUE"
+		[[ ${kv%%=*} != cc ]] ||
+			irn_die "IRN_INCAST_KNOBS: cc is set by each phase"
+	done
+	[[ -n ${MARK// /} ]] || irn_die "IRN_INCAST_MARK is empty"
+	[[ $MARK != *[\;,\|]* ]] ||
+		irn_die "IRN_INCAST_MARK: no ';', ',' or '|' (they separate the phases' fields)"
 }
 
 parse_args() {
@@ -107,6 +148,7 @@ parse_args() {
 	[[ $SENDERS =~ ^[1-6]$ ]] || irn_die "--senders takes 1 to 6"
 	[[ $SECS =~ ^[0-9]+$ && $RATE =~ ^[0-9]+$ ]] ||
 		irn_die "--seconds and --rate take whole numbers"
+	check_env
 	PHASE_NAMES=${PHASE_NAMES:-idle deep shallow shallow-dcqcn shallow-delay rxe-deep rxe-shallow tcp-shallow tcp-dctcp}
 }
 
@@ -268,6 +310,7 @@ main() {
 		--modules "$ko/rdma_irn.ko" --mem 1024 \
 		--env "IRN_INCAST_PHASES=$specs" --env "IRN_INCAST_SECONDS=$SECS" \
 		--env "IRN_INCAST_DCQCN=$DCQCN" --env "IRN_INCAST_DELAY=$DELAY" \
+		--env "IRN_INCAST_KNOBS=$KNOBS" \
 		--env "IRN_INCAST_TRACE=${IRN_INCAST_TRACE:-0}" \
 		"$IRN_ROOT/scripts/guest/incast.sh" || rc=$?
 	: >"$OUT/goodput.csv.tmp"
@@ -278,9 +321,10 @@ main() {
 	} >"$OUT/goodput.csv"
 	rm -f "$OUT/goodput.csv.tmp"
 	plot "$OUT/goodput.csv" "$OUT/goodput.png"
-	printf '\n%s, commit %s, %s senders, %s Mbit/s, %s s a phase\n' \
+	printf '\n%s, commit %s, %s senders, %s Mbit/s, %s s a phase%s%s\n' \
 		"$(date -u +%Y-%m-%dT%H:%MZ)" "$(git -C "$IRN_ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')" \
-		"$SENDERS" "$RATE" "$SECS" >>"$OUT/incast.md"
+		"$SENDERS" "$RATE" "$SECS" "${KNOBS:+, knobs \"$KNOBS\"}" \
+		"${IRN_INCAST_MARK:+, marking queue \"$MARK\"}" >>"$OUT/incast.md"
 	[[ $rc -eq 0 ]] || irn_die "the test bed failed (exit $rc): $OUT/raw/bed"
 }
 

@@ -48,6 +48,10 @@ SECONDS_EACH=${IRN_INCAST_SECONDS:-20}
 # ..." under dcqcn/ and delay/ in debugfs
 DCQCN=${IRN_INCAST_DCQCN:-}
 DELAY=${IRN_INCAST_DELAY:-}
+# The device's own knobs, "NAME=VALUE ..." in its debugfs directory
+# (cap, rto_low_us, cnp_interval_us, ...; dcqcn/NAME and delay/NAME too),
+# set after those two
+KNOBS=${IRN_INCAST_KNOBS:-}
 ALL="s a $IRN_SENDERS"
 DRIVER=irn
 PORT=19200
@@ -115,6 +119,24 @@ knob()
 	echo "${1#*=}" >"$DBG/${1%%=*}" || irn_fail "cannot set ${1%%=*} to ${1#*=}"
 }
 
+# device_knob NAME=VALUE: one of IRN_INCAST_KNOBS; a NAME that is not a
+# knob of the device fails the run.  cc is each phase's own, qps is no
+# knob.
+device_knob()
+{
+	local name=${1%%=*}
+
+	[[ $1 == *=* && $name =~ ^[a-z0-9_]+(/[a-z0-9_]+)?$ ]] ||
+		irn_fail "IRN_INCAST_KNOBS: '$1' is not NAME=VALUE"
+	case $name in
+	cc) irn_fail "IRN_INCAST_KNOBS: cc is set by each phase (see scripts/incast.sh)" ;;
+	qps) irn_fail "IRN_INCAST_KNOBS: qps is not a knob" ;;
+	esac
+	[[ -f $DBG/$name ]] ||
+		irn_fail "IRN_INCAST_KNOBS: $name is not a knob of $DBG (it has: $(cd "$DBG" && echo *))"
+	knob "$1"
+}
+
 host_up()
 {
 	local kv
@@ -127,6 +149,9 @@ host_up()
 	done
 	for kv in $DELAY; do
 		knob "delay/$kv"
+	done
+	for kv in $KNOBS; do
+		device_knob "$kv"
 	done
 }
 
