@@ -5,7 +5,8 @@
 #   make            build rdma_irn.ko against KDIR
 #   make demo       install what is missing, build, and run the quick
 #                   lossless-against-lossy comparison; prints the table
-#   make compare    the full comparison (COMPARE_ARGS="--quick", "--help")
+#   make compare    the full comparison (COMPARE_ARGS="--quick", "--help";
+#                   "--one-guest": both ends in one guest, irn and TCP only)
 #   make results DIR=results/compare-DATE  publish that finished comparison:
 #                   Documentation/results.rst, its plots, README's headline
 #   make check      the CI tier: KUnit and the quick cut of the integration
@@ -110,4 +111,4 @@ incast:
 	scripts/incast.sh $(INCAST_ARGS)
 
 help:
-	@sed -n '3,26p' Makefile
+	@sed -n '3,27p' Makefile

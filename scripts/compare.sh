@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Lossless against lossy: RDMA transports side by side on two QEMU guests
-# joined by one virtual cable, under network conditions set with tc on
-# both guests' eth0, with raw TCP (iperf3) as the ceiling.  Writes one
-# results folder: runs.csv (one row per run), summary.csv and summary.md
-# (medians, % of the lossless figure, counters), PNG plots (gnuplot).
+# joined by one virtual cable (--one-guest: two network namespaces of one
+# guest), under network conditions set with tc on both guests' eth0, with
+# raw TCP (iperf3) as the ceiling.  Writes one results folder: runs.csv
+# (one row per run), summary.csv and summary.md (medians, % of the
+# lossless figure, counters), PNG plots (gnuplot).
 #
 #   scripts/compare.sh [--quick] [--reps N] [--seconds S] [--lat-iters N]
 #                      [--transports "rxe irn-gbn irn siw tcp"]
 #                      [--conditions "NAME ..."] [--workloads "NAME ..."]
-#                      [--siw-kernel kunit|debian] [--out DIR] [--list]
+#                      [--siw-kernel kunit|debian] [--one-guest]
+#                      [--out DIR] [--list]
 #   scripts/compare.sh --report DIR   tables and plots again from DIR/runs.csv
 #   scripts/compare.sh --publish DIR  the same, then Documentation/results.rst,
 #                                     its plots and README's headline from DIR
@@ -32,6 +34,16 @@
 # of 4 s each (990 runs, some 3.5 hours under QEMU TCG on 2 cores;
 # without the NVMe-oF workloads, --reps 1 --seconds 3 --lat-iters 100
 # took 45 minutes).
+# --one-guest: both ends in one guest (2 vCPUs) instead of two, in network
+# namespaces n1 (clients) and n2 (servers) joined by a veth pair, with the
+# conditions on both veth ends; no QEMU cable.  One boot per transport
+# instead of two, but both ends share the guest's CPUs: its figures do
+# not compare with a two-guest run's.  Runs irn-gbn, irn, irn-auto and
+# tcp; rxe (stock rdma_rxe binds its port in the initial namespace only)
+# and siw (not in Debian's kernel) are "n/a" rows, and so are the NVMe-oF
+# workloads (nvme-rdma connects in the initial namespace only).  Results
+# default to results/compare-one-guest-DATE; meta.env (IRN_CMP_MODE) and
+# summary.md say the mode.
 # The results folder's meta.env records the run (date, commit, command,
 # host, kernels) for --publish, which writes the page of measured results
 # (Documentation/results.rst), copies its plots to Documentation/images/
@@ -74,6 +86,14 @@ TRANSPORTS="rxe irn-gbn irn siw tcp"
 WORKLOADS="write_bw read_bw send_bw write_bw_4qp write_lat send_lat nvme_randread nvme_randwrite iperf3"
 CONDS=$ALL_CONDS
 REPS=3 SECS=4 LAT_ITERS=1000 OUT='' SIW_KERNEL=kunit QUICK=0 REPORT='' PUBLISH=''
+# two-guest: the ends in two guests joined by a QEMU cable; one-guest:
+# both in one guest (--one-guest)
+MODE=two-guest
+# The one guest's vCPUs: as many as the two guests have together, so
+# that the ends get as much CPU time as apart, though not a CPU each: the
+# guest's kernel schedules both ends, and the veth's receive work, on
+# either.
+ONE_GUEST_CPUS=2
 SET_T=0 SET_C=0 SET_W=0 SET_R=0 SET_S=0 SET_L=0
 
 usage() {
@@ -98,6 +118,7 @@ parse_args() {
 		--conditions) CONDS=$2 SET_C=1; shift ;;
 		--workloads) WORKLOADS=$2 SET_W=1; shift ;;
 		--siw-kernel) SIW_KERNEL=$2; shift ;;
+		--one-guest) MODE=one-guest ;;
 		--out) OUT=$2; shift ;;
 		--list) list_conditions ;;
 		--report) REPORT=$2; shift ;;
@@ -143,6 +164,12 @@ validate() {
 	done
 	[[ -n $TRANSPORTS && -n $CONDS && -n $WORKLOADS ]] ||
 		irn_die "nothing to run: transports, conditions and workloads must not be empty"
+	if [[ $MODE == one-guest ]]; then
+		for t in $TRANSPORTS; do
+			[[ -n $(mode_na "$t") ]] || return 0
+		done
+		irn_die "--one-guest runs irn-gbn, irn, irn-auto and tcp; none of '$TRANSPORTS' (see --help)"
+	fi
 }
 
 # cond_line NAME: its line of CONDITIONS
@@ -247,10 +274,34 @@ pkill_guests() {
 	done
 }
 
-# run_transport TRANSPORT: boot the guest pair, follow its progress,
-# append its rows to runs.csv
+# mode_na TRANSPORT: why TRANSPORT cannot run in this mode, or nothing
+mode_na() {
+	[[ $MODE == one-guest ]] || return 0
+	case $1 in
+	rxe) echo "stock rdma_rxe binds its UDP port in the initial network namespace only" ;;
+	siw) echo "the one-guest mode boots Debian's kernel only; it has no siw" ;;
+	esac
+}
+
+# run_transport TRANSPORT: boot the guest pair (one guest: --one-guest),
+# follow its progress, append its rows to runs.csv
 run_transport() {
 	local tr=$1 kernel=debian mods=$KO conds_env="" c line vmpid rc=0 limit attempt
+	local job=$IRN_ROOT/scripts/guest/compare.sh guests=(--guests 2) why
+	why=$(mode_na "$tr")
+	if [[ -n $why ]]; then
+		# nothing to boot for: its rows say why
+		irn_log "compare: $tr: n/a ($why)"
+		missing_rows "$tr" "n/a: $why" >>"$OUT/runs.csv"
+		return 0
+	fi
+	if [[ $MODE == one-guest ]]; then
+		job=$IRN_ROOT/scripts/guest/compare-one.sh
+		guests=(--guests 1 --cpus "$ONE_GUEST_CPUS")
+		irn_log "compare: $tr (guest booting)"
+	else
+		irn_log "compare: $tr (guests booting)"
+	fi
 	if [[ $tr == siw ]]; then
 		kernel=$SIW_KERNEL mods=
 	fi
@@ -259,7 +310,7 @@ run_transport() {
 		conds_env+="${conds_env:+;}${c}|$(cut -d'|' -f5 <<<"$line")"
 	done
 	limit=$(($(runs_for "$tr") * (RUN_TIMEOUT + 60) + 300))
-	local args=(--guests 2 --kernel "$kernel" --run-dir "$OUT/raw" --name "$tr"
+	local args=("${guests[@]}" --kernel "$kernel" --run-dir "$OUT/raw" --name "$tr"
 		--timeout "$limit" --no-scan
 		--env "CMP_TRANSPORT=$tr" --env "CMP_CONDS=$conds_env"
 		--env "CMP_WORKLOADS=$WORKLOADS" --env "CMP_REPS=$REPS"
@@ -268,8 +319,7 @@ run_transport() {
 	[[ -z $mods ]] || args+=(--modules "$mods")
 	for attempt in 1 2; do
 		SHOWN=0 rc=0
-		"$IRN_ROOT/scripts/vm.sh" "${args[@]}" "$IRN_ROOT/scripts/guest/compare.sh" \
-			>"$OUT/raw/$tr.log" 2>&1 &
+		"$IRN_ROOT/scripts/vm.sh" "${args[@]}" "$job" >"$OUT/raw/$tr.log" 2>&1 &
 		vmpid=$!
 		while kill -0 "$vmpid" 2>/dev/null; do
 			progress "$OUT/raw/$tr/guest-a/out/runs.tsv" "$tr"
@@ -307,9 +357,10 @@ pad_row() {
 		'{ for (i = NF + 1; i <= n; i++) $i = ""; print }' <<<"$1"
 }
 
-# missing_rows TRANSPORT: a "not run" row for each run absent from runs.csv
+# missing_rows TRANSPORT [STATUS]: a row with STATUS ("not run (guest
+# failed)" by default) for each run absent from runs.csv
 missing_rows() {
-	local tr=$1 c w rep line delay loss kind
+	local tr=$1 st=${2:-not run (guest failed)} c w rep line delay loss kind
 	for c in $CONDS; do
 		line=$(cond_line "$c")
 		IFS='|' read -r _ delay loss kind _ <<<"$line"
@@ -317,16 +368,24 @@ missing_rows() {
 			if [[ $tr == tcp ]]; then [[ $w == iperf3 ]] || continue; else [[ $w != iperf3 ]] || continue; fi
 			for ((rep = 1; rep <= REPS; rep++)); do
 				grep -q "^$tr,$c,[^,]*,[^,]*,[^,]*,$w,$rep," "$OUT/runs.csv" && continue
-				pad_row "$tr,$c,$delay,$loss,$kind,$w,$rep,not run (guest failed),0"
+				pad_row "$tr,$c,$delay,$loss,$kind,$w,$rep,${st//,/;},0"
 			done
 		done
 	done
 }
 
 # cond_desc "TC ARGS" [QUOTE]: what that does, in Markdown (QUOTE "``":
-# in reStructuredText)
+# in reStructuredText), in the run's mode (IRN_CMP_MODE)
 cond_desc() {
 	local q=${2:-'`'}
+	if [[ $IRN_CMP_MODE == one-guest ]]; then
+		case $1 in
+		none) printf 'no qdisc (the veth pair drops nothing)' ;;
+		ingress\ *) printf '%stc qdisc add dev ifb0 root %s%s on what each veth end receives (its ingress redirected to an ifb0 in its namespace)' "$q" "${1#ingress }" "$q" ;;
+		*) printf '%stc qdisc add dev vN root %s%s on both veth ends (v1 in n1, v2 in n2)' "$q" "$1" "$q" ;;
+		esac
+		return
+	fi
 	case $1 in
 	none) printf 'no qdisc (the emulated cable drops nothing)' ;;
 	ingress\ *) printf '%stc qdisc add dev ifb0 root %s%s on what each guest receives (eth0 ingress redirected to ifb0)' "$q" "${1#ingress }" "$q" ;;
@@ -350,20 +409,24 @@ quote_args() {
 }
 
 # The run's record in meta.env, in this order.
-META_VARS="DATE COMMIT ARGS HOST_KERNEL HOST_CORES HOST_LOAD KERNEL SIW_KERNEL CABLE REPS SECONDS LAT_ITERS TRANSPORTS WORKLOADS CONDITIONS"
+META_VARS="DATE COMMIT ARGS MODE GUEST_CPUS HOST_KERNEL HOST_CORES HOST_LOAD KERNEL SIW_KERNEL CABLE REPS SECONDS LAT_ITERS TRANSPORTS WORKLOADS CONDITIONS"
 
 # write_meta: what this run is, as IRN_CMP_* variables here (about.md
 # uses them) and as shell assignments in OUT/meta.env (--publish reads
 # them): UTC date, the checkout's commit (git describe --always --dirty),
-# the command's arguments, the host's kernel, cores and load, the guests'
-# kernel, the cable, reps, seconds, latency iterations, the transports,
-# the workloads and the conditions' lines (name|delay|loss|kind|tc).
+# the command's arguments, the mode (two-guest or one-guest) and each
+# guest's vCPUs, the host's kernel, cores and load, the guests' kernel,
+# the cable, reps, seconds, latency iterations, the transports, the
+# workloads and the conditions' lines (name|delay|loss|kind|tc).
 # The end of the run adds IRN_CMP_ELAPSED (s) and IRN_CMP_HOST_NOTE.
 write_meta() {
 	local c v
 	IRN_CMP_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
 	IRN_CMP_COMMIT=$(git -C "$IRN_ROOT" describe --always --dirty 2>/dev/null || echo unknown)
 	IRN_CMP_ARGS=$ARGS_TEXT
+	IRN_CMP_MODE=$MODE
+	IRN_CMP_GUEST_CPUS=1
+	[[ $MODE != one-guest ]] || IRN_CMP_GUEST_CPUS=$ONE_GUEST_CPUS
 	IRN_CMP_HOST_KERNEL=$(uname -r)
 	IRN_CMP_HOST_CORES=$(nproc)
 	IRN_CMP_HOST_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -392,20 +455,42 @@ load_meta() {
 	done <"$f"
 	# shellcheck source=/dev/null
 	source "$f"
+	# a record older than the one-guest mode is of a two-guest run
+	: "${IRN_CMP_MODE:=two-guest}" "${IRN_CMP_GUEST_CPUS:=1}"
 	for v in $META_VARS; do
 		v=IRN_CMP_$v
 		[[ -v $v ]] || irn_die "$f: no $v"
 	done
 }
 
+# mode_text: the run's mode (IRN_CMP_MODE), in words
+mode_text() {
+	if [[ $IRN_CMP_MODE == one-guest ]]; then
+		echo "one-guest (both ends in one QEMU guest, in two network namespaces joined by a veth pair; do not compare its figures with a two-guest run's)"
+	else
+		echo "two-guest (each end in its own QEMU guest, the two joined by one emulated cable)"
+	fi
+}
+
 write_readme() {
+	local c ends='both guests'
 	{
 		printf '# irn comparison, %s\n\n' "$IRN_CMP_DATE"
 		printf 'Command: %sscripts/compare.sh %s%s (commit %s)\n\n' '`' "$IRN_CMP_ARGS" '`' "$IRN_CMP_COMMIT"
-		printf 'Measured on two QEMU TCG guests (1 vCPU, 1536 MB each) on one host (%s, %s cores, load average at start %s), joined by one emulated Ethernet cable (QEMU %s netdev, 1500-byte MTU, RDMA MTU 1024). ' \
-			"$IRN_CMP_HOST_KERNEL" "$IRN_CMP_HOST_CORES" "$IRN_CMP_HOST_LOAD" "$(cable_name)"
-		printf 'Guest kernel %s (siw: %s kernel). Conditions are set with tc on both guests, so each direction sees them. ' \
-			"$IRN_CMP_KERNEL" "$IRN_CMP_SIW_KERNEL"
+		printf 'Mode: %s\n\n' "$(mode_text)"
+		if [[ $IRN_CMP_MODE == one-guest ]]; then
+			ends='both ends'
+			printf 'Measured in one QEMU TCG guest (%s vCPUs, 1536 MB) on one host (%s, %s cores, load average at start %s) with both ends in it: the clients in network namespace n1, the servers in n2, joined by a veth pair (1500-byte MTU, RDMA MTU 1024), no QEMU cable. ' \
+				"$IRN_CMP_GUEST_CPUS" "$IRN_CMP_HOST_KERNEL" "$IRN_CMP_HOST_CORES" "$IRN_CMP_HOST_LOAD"
+			printf "Both ends share the guest's CPUs, so CPU-bound goodput is lower than between two guests and the ends slow each other down. "
+			printf 'Guest kernel %s. Conditions are set with tc on both veth ends, so each direction sees them. ' \
+				"$IRN_CMP_KERNEL"
+		else
+			printf 'Measured on two QEMU TCG guests (1 vCPU, 1536 MB each) on one host (%s, %s cores, load average at start %s), joined by one emulated Ethernet cable (QEMU %s netdev, 1500-byte MTU, RDMA MTU 1024). ' \
+				"$IRN_CMP_HOST_KERNEL" "$IRN_CMP_HOST_CORES" "$IRN_CMP_HOST_LOAD" "$(cable_name)"
+			printf 'Guest kernel %s (siw: %s kernel). Conditions are set with tc on both guests, so each direction sees them. ' \
+				"$IRN_CMP_KERNEL" "$IRN_CMP_SIW_KERNEL"
+		fi
 		printf '%s run(s) per cell, %s s per bandwidth run, %s iterations per latency run; values are medians. MB/s = 2^20 bytes/s. ' \
 			"$IRN_CMP_REPS" "$IRN_CMP_SECONDS" "$IRN_CMP_LAT_ITERS"
 		printf 'Absolute numbers under TCG are low and drift with the host load; compare transports within one run.\n\n'
@@ -413,7 +498,7 @@ write_readme() {
 		for c in $CONDS; do
 			printf -- '- %s: %s\n' "$c" "$(cond_desc "$(cond_line "$c" | cut -d'|' -f5)")"
 		done
-		printf '\nCounters (summed over both guests, medians over runs): dropped = packets the qdisc dropped; resent pkts = irn retransmitted_pkts, or TCP RetransSegs for tcp and siw; recovery events = irn retransmit_episodes + recovery_episodes, or rxe completer_retry_err (each a go-back-N rewind); timeouts = irn timeouts. "-": the transport has no such counter, or the workload no such value.\n\n'
+		printf '\nCounters (summed over %s, medians over runs): dropped = packets the qdisc dropped; resent pkts = irn retransmitted_pkts, or TCP RetransSegs for tcp and siw; recovery events = irn retransmit_episodes + recovery_episodes, or rxe completer_retry_err (each a go-back-N rewind); timeouts = irn timeouts. "-": the transport has no such counter, or the workload no such value.\n\n' "$ends"
 	}
 }
 
@@ -423,7 +508,7 @@ cable_name() {
 }
 
 main() {
-	local t t_start note
+	local t t_start note stem
 	ARGS_TEXT=$(quote_args "$@")
 	parse_args "$@"
 	if [[ -n $REPORT || -n $PUBLISH ]]; then
@@ -442,7 +527,10 @@ main() {
 	"$IRN_ROOT/scripts/deps.sh" --check 2>/dev/null || "$IRN_ROOT/scripts/deps.sh"
 	irn_need_cmd gnuplot qemu-system-x86_64
 	RUN_TIMEOUT=$((SECS + 150))
-	OUT=${OUT:-$IRN_RESULTS/compare-$(date +%Y%m%d-%H%M%S)}
+	# a one-guest run's folder says so in its name too
+	stem=compare
+	[[ $MODE == two-guest ]] || stem=compare-$MODE
+	OUT=${OUT:-$IRN_RESULTS/$stem-$(date +%Y%m%d-%H%M%S)}
 	mkdir -p "$OUT/raw"
 	OUT=$(cd "$OUT" && pwd)
 	KO=
@@ -456,14 +544,14 @@ main() {
 	write_readme >"$OUT/about.md"
 	TOTAL=0
 	for t in $TRANSPORTS; do
-		TOTAL=$((TOTAL + $(runs_for "$t")))
+		# a transport this mode cannot run takes no time
+		[[ -n $(mode_na "$t") ]] || TOTAL=$((TOTAL + $(runs_for "$t")))
 	done
 	irn_log "compare: $TOTAL runs ($(wc -w <<<"$TRANSPORTS") transports x $(wc -w <<<"$CONDS") conditions x workloads x $REPS), results in $OUT"
 	T0=$SECONDS DONE=0
 	t_start=$(irn_now)
 	irn_watch_host_start "$OUT"
 	for t in $TRANSPORTS; do
-		irn_log "compare: $t (guests booting)"
 		run_transport "$t"
 	done
 	IRN_CMP_ELAPSED=$(irn_elapsed "$t_start")
@@ -597,8 +685,14 @@ EOF
 		"$([[ $IRN_CMP_COMMIT != *-dirty ]] || echo ', with changes not committed')"
 	printf ':Host: %s cores, load average %s at the start, kernel %s\n' \
 		"$IRN_CMP_HOST_CORES" "$IRN_CMP_HOST_LOAD" "$(rst_text <<<"$IRN_CMP_HOST_KERNEL")"
-	printf ':Guests: two QEMU TCG guests, 1 vCPU and 1536 MB each, joined by one emulated Ethernet cable (QEMU %s netdev; 1500-byte MTU, RDMA MTU 1024)\n' \
-		"$(cable_name)"
+	printf ':Mode: %s\n' "$(mode_text | rst_text)"
+	if [[ $IRN_CMP_MODE == one-guest ]]; then
+		printf ":Guests: one QEMU TCG guest, %s vCPUs and 1536 MB, with both ends in it: the clients in network namespace n1, the servers in n2, joined by a veth pair (1500-byte MTU, RDMA MTU 1024), no QEMU cable; both ends share the guest's CPUs\n" \
+			"$IRN_CMP_GUEST_CPUS"
+	else
+		printf ':Guests: two QEMU TCG guests, 1 vCPU and 1536 MB each, joined by one emulated Ethernet cable (QEMU %s netdev; 1500-byte MTU, RDMA MTU 1024)\n' \
+			"$(cable_name)"
+	fi
 	printf ':Guest kernels: %s\n' "$(kernels_of "$OUT/runs.csv" | rst_text)"
 	minutes=
 	[[ -z ${IRN_CMP_ELAPSED:-} ]] ||
@@ -610,7 +704,11 @@ EOF
 	if [[ -n ${IRN_CMP_HOST_NOTE:-} ]]; then
 		printf '.. warning::\n\n   %s\n\n' "$(rst_text <<<"$IRN_CMP_HOST_NOTE")"
 	fi
-	printf 'The conditions, set with ``tc`` on both guests:\n\n'
+	if [[ $IRN_CMP_MODE == one-guest ]]; then
+		printf 'The conditions, set with ``tc`` on both veth ends:\n\n'
+	else
+		printf 'The conditions, set with ``tc`` on both guests:\n\n'
+	fi
 	while IFS='|' read -r name _ _ _ tc; do
 		printf '``%s``\n  %s\n' "$name" "$(cond_desc "$tc" '``')"
 	done <<<"$IRN_CMP_CONDITIONS"
@@ -643,8 +741,9 @@ EOF
 headline_block() {
 	printf "\n\`\`ib_write_bw\`\` goodput (64 KiB, one QP) as a share of each transport's\n"
 	printf 'own lossless figure at the same delay, in the reference run of\n'
-	printf '``Documentation/results.rst`` (%s, commit %s):\n\n' \
-		"${IRN_CMP_DATE%% *}" "$(rst_text <<<"$IRN_CMP_COMMIT")"
+	printf '``Documentation/results.rst`` (%s, commit %s%s):\n\n' \
+		"${IRN_CMP_DATE%% *}" "$(rst_text <<<"$IRN_CMP_COMMIT")" \
+		"$([[ $IRN_CMP_MODE != one-guest ]] || echo ', one-guest mode')"
 	cat "$1"
 	if [[ " $2 " == *" compare-goodput.png "* ]]; then
 		printf '\n.. image:: Documentation/images/compare-goodput.png\n'
@@ -711,6 +810,8 @@ publish() {
 	done
 	[[ $IRN_CMP_COMMIT != *-dirty ]] ||
 		irn_warn "the run was made from a tree with uncommitted changes ($IRN_CMP_COMMIT); the page says so"
+	[[ $IRN_CMP_MODE != one-guest ]] ||
+		irn_warn "the run is a one-guest run (no stock rxe, both ends on one guest's CPUs); the page and README's headline say so"
 	[[ -z ${IRN_CMP_HOST_NOTE:-} ]] || irn_warn "$IRN_CMP_HOST_NOTE"
 	printf '\nPublished the run of %s (commit %s) in %s:\n' "$IRN_CMP_DATE" "$IRN_CMP_COMMIT" "$root"
 	printf '  %s\n' Documentation/results.rst "README.rst (between its headline markers)"

@@ -4,7 +4,10 @@
 # Guest side of scripts/compare.sh: one transport, every network condition,
 # every workload, every repetition.  Guest b serves, guest a runs the
 # clients.  Nothing is parsed here: each run leaves its raw output and
-# counter snapshots for the host to read.
+# counter snapshots for the host to read.  In the one-guest mode both
+# ends are one guest's network namespaces, each running this script
+# (scripts/guest/compare-one.sh); "guest a" and "guest b" below are then
+# those ends.
 #
 # Per run (tag rNNNN) on guest a, in $IRN_GUEST_OUT:
 #   rNNNN.client         the client's output (perftest or iperf3; fio's
@@ -13,10 +16,9 @@
 # and in $IRN_GUEST_SHARED (both guests):
 #   rNNNN.server.b       the server's output
 #   rNNNN.before.ROLE    counter snapshot before the run: "name value" lines
-#   rNNNN.after.ROLE     ... and after (rdma statistic of dev0, the qdisc's
-#                        dropped packets (eth0 and ifb0) as qdisc_dropped,
-#                        TCP RetransSegs
-#                        as tcp_retrans)
+#   rNNNN.after.ROLE     ... and after (rdma statistic of the RDMA device,
+#                        the qdisc's dropped packets (the netdev and ifb0)
+#                        as qdisc_dropped, TCP RetransSegs as tcp_retrans)
 # Guest a appends one tab-separated line per run to $IRN_GUEST_OUT/runs.tsv:
 #   tag condition workload rep status seconds
 # status: ok, rc=N (the client's exit status; 124 = timed out), or
@@ -27,6 +29,13 @@
 #   CMP_CONDS       ';'-separated "label|tc arguments" ("none": clean link)
 #   CMP_WORKLOADS   space-separated workload names (see workload_cmd)
 #   CMP_REPS CMP_SECONDS CMP_LAT_ITERS CMP_RUN_TIMEOUT
+#   CMP_DEV         the RDMA device's name (default dev0)
+#   CMP_NAMESPACE   the network namespace this end runs in, when both ends
+#                   run in one guest (scripts/guest/compare-one.sh);
+#                   IRN_NETDEV is then its veth end
+# and scripts/vm.sh's IRN_ROLE, IRN_SELF_IP, IRN_PEER_IP, IRN_NETDEV (the
+# netdev the device, the conditions and the snapshots use: eth0),
+# IRN_GUEST_OUT and IRN_GUEST_SHARED.
 set -uo pipefail
 
 TRANSPORT=${CMP_TRANSPORT:?}
@@ -37,7 +46,8 @@ RUN_TIMEOUT=${CMP_RUN_TIMEOUT:-120}
 OUT=$IRN_GUEST_OUT
 SHARED=$IRN_GUEST_SHARED
 TC=/usr/sbin/tc
-DEV=dev0
+DEV=${CMP_DEV:-dev0}
+NETDEV=${IRN_NETDEV:-eth0}
 PEER_ROLE=$([[ $IRN_ROLE == a ]] && echo b || echo a)
 PORT=18515
 UNAVAILABLE=
@@ -49,7 +59,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/stacks.sh"
 
 log() { printf '[compare %s %s] %s\n' "$TRANSPORT" "$IRN_ROLE" "$*"; }
 
-# barrier NAME [SECONDS]: both guests reach NAME (files in the shared export)
+# barrier NAME [SECONDS]: both ends reach NAME (files in the shared export)
 barrier() {
 	local name=$1 limit=${2:-600} i
 	touch "$SHARED/.b.$name.$IRN_ROLE"
@@ -70,7 +80,7 @@ wait_file() {
 	return 1
 }
 
-# setup_device: the RDMA device dev0 on eth0 (nothing for tcp); sets
+# setup_device: the RDMA device DEV on NETDEV (nothing for tcp); sets
 # UNAVAILABLE when this kernel cannot provide the transport
 setup_device() {
 	case $TRANSPORT in
@@ -78,18 +88,18 @@ setup_device() {
 	rxe)
 		modprobe crc32_generic 2>/dev/null
 		modprobe rdma_rxe || { UNAVAILABLE="rdma_rxe not in this kernel"; return 0; }
-		rdma link add $DEV type rxe netdev eth0 ;;
+		rdma link add "$DEV" type rxe netdev "$NETDEV" ;;
 	irn-gbn | irn | irn-auto)
 		local mode=${TRANSPORT#irn-}
 		[[ $TRANSPORT == irn ]] && mode=irn
 		modprobe rdma_irn mode="$mode" &&
-			rdma link add $DEV type irn netdev eth0 ;;
+			rdma link add "$DEV" type irn netdev "$NETDEV" ;;
 	siw)
 		if ! modprobe siw 2>/dev/null; then
 			UNAVAILABLE="not enabled in this kernel"
 			return 0
 		fi
-		rdma link add $DEV type siw netdev eth0 ;;
+		rdma link add "$DEV" type siw netdev "$NETDEV" ;;
 	*) log "unknown transport $TRANSPORT"; return 1 ;;
 	esac || return 1
 	local i
@@ -114,18 +124,19 @@ gid_index() {
 	done
 }
 
-# clear_condition: no qdisc on eth0, no ingress redirect, no ifb0
+# clear_condition: no qdisc on NETDEV, no ingress redirect, no ifb0
 clear_condition() {
-	$TC qdisc del dev eth0 root 2>/dev/null
-	$TC qdisc del dev eth0 ingress 2>/dev/null
+	$TC qdisc del dev "$NETDEV" root 2>/dev/null
+	$TC qdisc del dev "$NETDEV" ingress 2>/dev/null
 	ip link del ifb0 2>/dev/null
 	return 0
 }
 
-# set_condition "TC ARGS": a root qdisc on eth0 ("none": nothing), or
-# with "ingress QDISC ARGS" that qdisc on what eth0 receives: redirected
-# to ifb0, so the drops happen on the path, as in a switch, and the
-# sender's own qdisc never pushes back (a local drop is not a loss).
+# set_condition "TC ARGS": a root qdisc on NETDEV ("none": nothing), or
+# with "ingress QDISC ARGS" that qdisc on what NETDEV receives: redirected
+# to ifb0 (of this end's network namespace), so the drops happen on the
+# path, as in a switch, and the sender's own qdisc never pushes back (a
+# local drop is not a loss).
 # Modules are loaded by hand: in the guest's chroot the kernel cannot.
 set_condition() {
 	local q
@@ -136,8 +147,8 @@ set_condition() {
 		modprobe ifb numifbs=0 && modprobe sch_ingress && modprobe act_mirred &&
 			modprobe cls_matchall && modprobe "sch_${q%% *}" || return 1
 		ip link add ifb0 type ifb && ip link set ifb0 up &&
-			$TC qdisc add dev eth0 handle ffff: ingress &&
-			$TC filter add dev eth0 parent ffff: matchall \
+			$TC qdisc add dev "$NETDEV" handle ffff: ingress &&
+			$TC filter add dev "$NETDEV" parent ffff: matchall \
 				action mirred egress redirect dev ifb0 || return 1
 		# shellcheck disable=SC2086
 		$TC qdisc add dev ifb0 root $q
@@ -145,16 +156,16 @@ set_condition() {
 	fi
 	modprobe "sch_${1%% *}" || return 1
 	# shellcheck disable=SC2086
-	$TC qdisc add dev eth0 root $1
+	$TC qdisc add dev "$NETDEV" root $1
 }
 
 # snapshot FILE: counters, one "name value" per line
 snapshot() {
 	{
 		[[ $TRANSPORT == tcp || -n $UNAVAILABLE ]] ||
-			rdma statistic show link $DEV/1 2>/dev/null |
+			rdma statistic show link "$DEV/1" 2>/dev/null |
 			awk '{ for (i = 3; i < NF; i += 2) print $i, $(i + 1) }'
-		{ $TC -s qdisc show dev eth0; $TC -s qdisc show dev ifb0 2>/dev/null; } |
+		{ $TC -s qdisc show dev "$NETDEV"; $TC -s qdisc show dev ifb0 2>/dev/null; } |
 			awk '/dropped/ { for (i = 1; i < NF; i++) if ($i ~ /^\(?dropped$/) s += $(i + 1) + 0 }
 			END { print "qdisc_dropped", s + 0 }'
 		awk '$1 == "Tcp:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i; h = 1 }
@@ -165,8 +176,9 @@ snapshot() {
 
 # stuck_report PID: what a run whose timeout(1) PID did not end in time
 # was doing, for the raw folder: where the tool waits, the device's QPs
-# and counters twice 5 s apart, the queues of eth0, and whether the cable
-# still carries anything (ICMP to the peer; a dead cable stops every run).
+# and counters twice 5 s apart, the queues of NETDEV, and whether the
+# cable still carries anything (ICMP to the peer; a dead cable stops every
+# run).
 stuck_report() {
 	local pid
 	# the tool, under timeout(1)
@@ -176,14 +188,14 @@ stuck_report() {
 	done
 	echo "--- ping $IRN_PEER_IP"
 	ping -c 5 -i 0.2 -W 1 "$IRN_PEER_IP" 2>&1 | tail -n 2
-	echo "--- ip -s link show eth0"; ip -s link show eth0 2>&1
-	echo "--- tc -s qdisc show dev eth0"; $TC -s qdisc show dev eth0 2>&1
+	echo "--- ip -s link show $NETDEV"; ip -s link show "$NETDEV" 2>&1
+	echo "--- tc -s qdisc show dev $NETDEV"; $TC -s qdisc show dev "$NETDEV" 2>&1
 	[[ $TRANSPORT == tcp ]] && return 0
-	echo "--- rdma statistic"; rdma statistic show link $DEV/1 2>&1
-	cat /sys/kernel/debug/irn/$DEV/qps 2>/dev/null
+	echo "--- rdma statistic"; rdma statistic show link "$DEV/1" 2>&1
+	cat "/sys/kernel/debug/irn/$DEV/qps" 2>/dev/null
 	sleep 5
-	echo "--- 5 s later: rdma statistic"; rdma statistic show link $DEV/1 2>&1
-	cat /sys/kernel/debug/irn/$DEV/qps 2>/dev/null
+	echo "--- 5 s later: rdma statistic"; rdma statistic show link "$DEV/1" 2>&1
+	cat "/sys/kernel/debug/irn/$DEV/qps" 2>/dev/null
 	echo "--- dmesg"; dmesg | tail -n 20
 }
 
@@ -223,6 +235,16 @@ workload_cmd() {
 # applies_to WORKLOAD: iperf3 is the tcp transport's only workload
 applies_to() {
 	if [[ $TRANSPORT == tcp ]]; then [[ $1 == iperf3 ]]; else [[ $1 != iperf3 ]]; fi
+}
+
+# workload_na WORKLOAD: why WORKLOAD cannot run between these ends, or
+# nothing.  The kernel's NVMe over Fabrics host and target (nvme-rdma,
+# nvmet-rdma) create their rdma_cm IDs in the initial network namespace,
+# so they cannot reach a device whose netdev is in another.
+workload_na() {
+	if [[ -n ${CMP_NAMESPACE:-} && $1 == nvme_* ]]; then
+		echo "nvme-rdma and nvmet-rdma connect in the initial network namespace only"
+	fi
 }
 
 server_listening() {
@@ -319,10 +341,11 @@ run_one() {
 	barrier "end-$tag" $((RUN_TIMEOUT + 120))
 }
 
-# skip_all REASON: record every run of this transport as not available
+# record_na COND REASON [WORKLOAD]: record every run of COND (of its
+# WORKLOAD only, if given) as not available
 record_na() {
 	local cond=$1 reason=$2 w rep
-	for w in $CMP_WORKLOADS; do
+	for w in ${3:-$CMP_WORKLOADS}; do
 		applies_to "$w" || continue
 		for ((rep = 1; rep <= REPS; rep++)); do
 			NRUN=$((NRUN + 1))
@@ -334,7 +357,7 @@ record_na() {
 }
 
 main() {
-	local conds c label args w rep reason
+	local conds c label args w rep reason why
 	NRUN=0
 	: >"$OUT/runs.tsv"
 	uname -r >"$OUT/kernel.txt"
@@ -364,6 +387,12 @@ main() {
 		fi
 		for w in $CMP_WORKLOADS; do
 			applies_to "$w" || continue
+			why=$(workload_na "$w")
+			if [[ -n $why ]]; then
+				log "$w: $why"
+				record_na "$label" "$why" "$w"
+				continue
+			fi
 			for ((rep = 1; rep <= REPS; rep++)); do
 				NRUN=$((NRUN + 1))
 				run_one "$(printf 'r%04d' "$NRUN")" "$label" "$w" "$rep" || exit 1
@@ -372,7 +401,7 @@ main() {
 	done
 	clear_condition
 	[[ $TRANSPORT == tcp || -n $UNAVAILABLE ]] ||
-		rdma statistic show link $DEV/1 >"$OUT/counters-final.txt" 2>&1
+		rdma statistic show link "$DEV/1" >"$OUT/counters-final.txt" 2>&1
 	[[ -z $UNAVAILABLE ]] || echo "$UNAVAILABLE" >"$OUT/unavailable"
 	barrier all-done 60
 	return 0

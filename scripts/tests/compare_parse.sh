@@ -25,7 +25,11 @@
 #    run's date, commit and command, the two plots, and README's headline
 #    between its markers (the rest of README unchanged, the same after a
 #    second publish); without meta.env or the markers it fails and
-#    writes nothing.
+#    writes nothing;
+#  - the page names the run's mode: two-guest for a meta.env without
+#    IRN_CMP_MODE (older than the one-guest mode), and for a one-guest
+#    run (IRN_CMP_MODE=one-guest) its guest, its conditions on both veth
+#    ends and README's headline say so.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -315,6 +319,30 @@ expect "publish without README markers fails" 1 \
 	"$(IRN_PUBLISH_ROOT=$PUB "$ROOT/scripts/compare.sh" --publish "$RUN" >/dev/null 2>&1 && echo 0 || echo 1)"
 expect "a failed publish writes nothing" "$(cat "$TMP/README.before"):no page" \
 	"$(cat "$PUB/README.rst"):$([[ -f $page ]] && echo page || echo no page)"
+
+# --- the mode: two-guest by default, one-guest when the record says so ------
+PUB2=$TMP/tree2
+mkdir -p "$PUB2"
+cp -r "$ROOT/README.rst" "$ROOT/Documentation" "$PUB2/"
+IRN_PUBLISH_ROOT=$PUB2 "$ROOT/scripts/compare.sh" --publish "$RUN" >"$TMP/publish.log" 2>&1 ||
+	expect "compare.sh --publish (no IRN_CMP_MODE)" 0 "failed: $(cat "$TMP/publish.log")"
+page=$PUB2/Documentation/results.rst
+expect_line "results.rst: two-guest without IRN_CMP_MODE" "$page" \
+	":Mode: two-guest (each end in its own QEMU guest, the two joined by one emulated cable)"
+printf 'IRN_CMP_MODE=one-guest\nIRN_CMP_GUEST_CPUS=2\n' >>"$RUN/meta.env"
+IRN_PUBLISH_ROOT=$PUB2 "$ROOT/scripts/compare.sh" --publish "$RUN" >"$TMP/publish.log" 2>&1 ||
+	expect "compare.sh --publish (one-guest)" 0 "failed: $(cat "$TMP/publish.log")"
+expect "results.rst: one-guest (docutils clean)" "$(md_rows "$RUN/summary.md")" \
+	"$(rst_rows "$page" 2>&1)"
+expect_line "results.rst: one-guest mode" "$page" \
+	":Mode: one-guest (both ends in one QEMU guest, in two network namespaces joined by a veth pair; do not compare its figures with a two-guest run's)"
+expect "results.rst: one guest, 2 vCPUs" 1 \
+	"$(grep -c '^:Guests: one QEMU TCG guest, 2 vCPUs and 1536 MB, with both ends in it' "$page")"
+expect_line "results.rst: one-guest condition" "$page" \
+	"  \`\`tc qdisc add dev vN root netem loss 1%\`\` on both veth ends (v1 in n1, v2 in n2)"
+# shellcheck disable=SC2016 # reStructuredText's ``literal``
+expect "README: the one-guest run named" 1 \
+	"$(grep -cxF '``Documentation/results.rst`` (2026-01-02, commit abc1234, one-guest mode):' "$PUB2/README.rst")"
 
 printf '%s checks passed, %s failed\n' "$NOK" "$NFAIL"
 [[ $NFAIL == 0 ]]
