@@ -4,7 +4,7 @@
 #
 #   make            build rdma_irn.ko against KDIR
 #   make demo       install what is missing, build, and run the quick
-#                   lossless-against-lossy comparison; prints the table
+#                   lossless-against-lossy comparison; prints the tables
 #   make compare    the full comparison (COMPARE_ARGS="--quick", "--help";
 #                   "--one-guest": both ends in one guest, irn and TCP only)
 #   make results DIR=results/compare-DATE  publish that finished comparison:
@@ -17,7 +17,9 @@
 #   make check-debug  every test on the KASAN/lockdep/kmemleak kernel
 #   make check-6.12 the CI tier's integration tests on Debian's 6.12 line
 #   make lint       checkpatch --strict, sparse and W=1
-#   make bench      stock rdma_rxe against irn, side by side, with ratios
+#   make bench      stock rdma_rxe against irn on a lossless link, taking
+#                   turns in one boot, with ratios (compare.sh --preset
+#                   bench; BENCH_ARGS="--rounds 5")
 #   make incast     N senders through a switch guest to one receiver, per
 #                   congestion control (INCAST_ARGS="--help")
 #   make install    modules_install + depmod for KDIR's kernel
@@ -93,6 +95,7 @@ check-6.12:
 	IRN_KERNEL_LINE=6.12 IRN_CHECK_DEBUG=0 \
 		scripts/check.sh --tier ci --integration-only $(if $(T),"$(T)")
 
+# demo.sh installs what is missing, then runs compare.sh --preset demo
 demo:
 	scripts/demo.sh
 
@@ -105,10 +108,10 @@ results:
 	scripts/compare.sh --publish "$(DIR)"
 
 bench:
-	scripts/bench.sh $(BENCH_ARGS)
+	scripts/compare.sh --preset bench $(BENCH_ARGS)
 
 incast:
 	scripts/incast.sh $(INCAST_ARGS)
 
 help:
-	@sed -n '3,27p' Makefile
+	@sed -n '3,29p' Makefile

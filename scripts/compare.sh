@@ -4,48 +4,76 @@
 # Lossless against lossy: RDMA transports side by side on two QEMU guests
 # joined by one virtual cable (--one-guest: two network namespaces of one
 # guest), under network conditions set with tc on both guests' eth0, with
-# raw TCP (iperf3) as the ceiling.  Writes one results folder: runs.csv
-# (one row per run), summary.csv and summary.md (medians, % of the
-# lossless figure, counters), PNG plots (gnuplot).
+# raw TCP (iperf3) as the ceiling.  Shows each run with the time left,
+# then writes one results folder: runs.csv (one row per run),
+# summary.csv and summary.md (medians, % of the lossless figure,
+# counters, the guests' vCPU use), ratios.csv (each transport over stock
+# rxe, when rxe ran; also printed at the end), PNG plots (gnuplot).
 #
-#   scripts/compare.sh [--quick] [--reps N] [--seconds S] [--lat-iters N]
+#   scripts/compare.sh [--preset bench|demo] [--quick] [--reps N]
+#                      [--rounds N] [--seconds S] [--lat-iters N]
 #                      [--transports "rxe irn-gbn irn siw tcp"]
 #                      [--conditions "NAME ..."] [--workloads "NAME ..."]
 #                      [--siw-kernel kunit|debian] [--one-guest]
-#                      [--out DIR] [--list]
+#                      [--out DIR] [--list] [--plan]
 #   scripts/compare.sh --report DIR   tables and plots again from DIR/runs.csv
 #   scripts/compare.sh --publish DIR  the same, then Documentation/results.rst,
 #                                     its plots and README's headline from DIR
 #
 # Transports: rxe (stock rdma_rxe), irn-gbn (irn, mode=gbn: standard
 # go-back-N), irn (irn, mode=irn: IRN forced on both ends), irn-auto (irn,
-# mode=auto: negotiated), siw (soft-iWARP, RDMA over TCP; runs on the
-# harness's own kernel, scripts/kernel.sh, since Debian's has no siw: the
-# row says "n/a" when the kernel lacks it), tcp (iperf3, the ceiling).
+# mode=auto: negotiated), irn-sack1 (irn, mode=irn with sack_single=1:
+# each SACK names one PSN, as the IRN paper's NACK), siw (soft-iWARP,
+# RDMA over TCP; runs on the harness's own kernel, scripts/kernel.sh,
+# since Debian's has no siw: the row says "n/a" when the kernel lacks
+# it), tcp (iperf3, the ceiling).
 # Workloads: write_bw read_bw send_bw write_bw_4qp (64 KiB messages,
-# for S seconds; 4qp: 4 QPs), write_lat send_lat (64 B, N iterations;
-# p50 and p99), nvme_randread nvme_randwrite (NVMe over Fabrics: nvmet-rdma
-# on guest b, nvme-rdma and fio on guest a, 4 KiB random I/O at iodepth 16
-# for S seconds; goodput in MB/s, 256 IOPS each, and completion latency
-# p50 and p99), iperf3 (tcp only).  --list prints the conditions.
-# --quick: rxe irn-gbn irn tcp; lossless, 1% and 5% loss, the shallow
-# bottleneck; write_bw write_lat iperf3; 1 run of 2 s (some 6 minutes).
-# Default (full): all transports, all conditions, all workloads, 3 runs
-# of 4 s each (990 runs, some 3.5 hours under QEMU TCG on 2 cores;
-# without the NVMe-oF workloads, --reps 1 --seconds 3 --lat-iters 100
-# took 45 minutes).
+# for S seconds; 4qp: 4 QPs), atomic_bw (ib_atomic_bw for S seconds, in
+# MB/s of 8-byte operations: 1 MB/s is 131072 operations/s; not in the
+# default set), write_lat send_lat (64 B, N iterations; p50 and p99),
+# nvme_randread nvme_randwrite (NVMe over Fabrics: nvmet-rdma on guest b,
+# nvme-rdma and fio on guest a, 4 KiB random I/O at iodepth 16 for S
+# seconds; goodput in MB/s, 256 IOPS each, and completion latency p50
+# and p99), iperf3 (tcp only).  --list prints the conditions; --plan
+# what the other options make of a run (boots, runs), and runs nothing.
+# Default (full): all transports, all conditions, all workloads but
+# atomic_bw, 3 runs of 4 s each (990 runs, some 3.5 hours under QEMU TCG
+# on 2 cores; without the NVMe-oF workloads, --reps 1 --seconds 3
+# --lat-iters 100 took 45 minutes).  Each transport boots its own guests.
+# Presets set some of the options; options given explicitly win:
+#   --preset demo (also --quick; make demo): rxe irn-gbn irn tcp;
+#     lossless, 1% and 5% loss, the shallow bottleneck; write_bw write_lat
+#     iperf3; 1 run of 2 s, 500 latency iterations (some 6 minutes).
+#   --preset bench (make bench): rxe irn-gbn irn on the lossless link;
+#     write_bw read_bw send_bw write_lat send_lat; --rounds 3, 4 s, 2000
+#     latency iterations: the ratios to rxe, from one boot.
+# --rounds N: one boot of the guest pair for all the transports instead
+# of one each, in which they take turns N times, each loaded for its
+# turn and unloaded after it; the tables show the medians of the turns
+# (--reps: runs per turn, 1 unless given).  A boot alone can move a
+# latency by more than the transports differ.  Not with the NVMe-oF
+# workloads, whose target holds the device across turns: they are left
+# out of the default workloads, and naming them is an error.  siw, on
+# its own kernel, boots its own guests for its N rounds.
+# Environment: IRN_CMP_TRACE=1 saves irn's tracepoints of each run
+# (raw/NAME/guest-a/out/rNNNN.trace); IRN_CMP_IRN_PARAMS="cap=256"
+# passes more rdma_irn module parameters to the transports with IRN on
+# (irn, irn-auto, irn-sack1; irn-gbn stays standard); IRN_CABLE=tcp
+# joins the guests over QEMU's TCP socket netdev (scripts/vm.sh).
 # --one-guest: both ends in one guest (2 vCPUs) instead of two, in network
 # namespaces n1 (clients) and n2 (servers) joined by a veth pair, with the
 # conditions on both veth ends; no QEMU cable.  One boot per transport
-# instead of two, but both ends share the guest's CPUs: its figures do
-# not compare with a two-guest run's.  Runs irn-gbn, irn, irn-auto and
-# tcp; rxe (stock rdma_rxe binds its port in the initial namespace only)
-# and siw (not in Debian's kernel) are "n/a" rows, and so are the NVMe-oF
-# workloads (nvme-rdma connects in the initial namespace only).  Results
-# default to results/compare-one-guest-DATE; meta.env (IRN_CMP_MODE) and
+# instead of two (with --rounds, one for all), but both ends share the
+# guest's CPUs: its figures do not compare with a two-guest run's.  Runs
+# irn-gbn, irn, irn-auto, irn-sack1 and tcp; rxe (stock rdma_rxe binds
+# its port in the initial namespace only) and siw (not in Debian's
+# kernel) are "n/a" rows, and so are the NVMe-oF workloads (nvme-rdma
+# connects in the initial namespace only).  meta.env (IRN_CMP_MODE) and
 # summary.md say the mode.
-# The results folder's meta.env records the run (date, commit, command,
-# host, kernels) for --publish, which writes the page of measured results
+# Results default to results/compare-DATE (PRESET-DATE with a preset,
+# and -one-guest after the name in that mode).  The results folder's
+# meta.env records the run (date, commit, command, host, kernels) for
+# --publish, which writes the page of measured results
 # (Documentation/results.rst), copies its plots to Documentation/images/
 # and rewrites README.rst between ".. results-headline-start" and
 # ".. results-headline-end"; IRN_PUBLISH_ROOT names another tree to write
@@ -85,7 +113,9 @@ QUICK_CONDS="lossless loss-1% loss-5% bottleneck"
 TRANSPORTS="rxe irn-gbn irn siw tcp"
 WORKLOADS="write_bw read_bw send_bw write_bw_4qp write_lat send_lat nvme_randread nvme_randwrite iperf3"
 CONDS=$ALL_CONDS
-REPS=3 SECS=4 LAT_ITERS=1000 OUT='' SIW_KERNEL=kunit QUICK=0 REPORT='' PUBLISH=''
+REPS=3 SECS=4 LAT_ITERS=1000 OUT='' SIW_KERNEL=kunit PRESET='' REPORT='' PUBLISH='' PLAN=0
+# --rounds: empty for one boot per transport
+ROUNDS=''
 # two-guest: the ends in two guests joined by a QEMU cable; one-guest:
 # both in one guest (--one-guest)
 MODE=two-guest
@@ -95,7 +125,7 @@ MODE=two-guest
 # either.  IRN_CMP_ONE_GUEST_CPUS=1 gives it one (ops-guide.rst says
 # what each shows).
 ONE_GUEST_CPUS=${IRN_CMP_ONE_GUEST_CPUS:-2}
-SET_T=0 SET_C=0 SET_W=0 SET_R=0 SET_S=0 SET_L=0
+SET_T=0 SET_C=0 SET_W=0 SET_R=0 SET_S=0 SET_L=0 SET_N=0
 
 usage() {
 	awk 'NR >= 4 && /^#/ { sub(/^# ?/, ""); print; next } NR >= 4 { exit }' "${BASH_SOURCE[0]}"
@@ -111,8 +141,10 @@ list_conditions() {
 parse_args() {
 	while [[ $# -gt 0 ]]; do
 		case $1 in
-		--quick) QUICK=1 ;;
+		--quick) set_preset demo ;;
+		--preset) set_preset "$2"; shift ;;
 		--reps) REPS=$2 SET_R=1; shift ;;
+		--rounds) ROUNDS=$2 SET_N=1; shift ;;
 		--seconds) SECS=$2 SET_S=1; shift ;;
 		--lat-iters) LAT_ITERS=$2 SET_L=1; shift ;;
 		--transports) TRANSPORTS=$2 SET_T=1; shift ;;
@@ -122,6 +154,7 @@ parse_args() {
 		--one-guest) MODE=one-guest ;;
 		--out) OUT=$2; shift ;;
 		--list) list_conditions ;;
+		--plan) PLAN=1 ;;
 		--report) REPORT=$2; shift ;;
 		--publish) PUBLISH=$2; shift ;;
 		-h | --help) usage 0 ;;
@@ -129,16 +162,57 @@ parse_args() {
 		esac
 		shift
 	done
-	if [[ $QUICK == 1 ]]; then
-		# explicit options still win over the quick defaults
-		[[ $SET_T == 1 ]] || TRANSPORTS="rxe irn-gbn irn tcp"
-		[[ $SET_C == 1 ]] || CONDS=$QUICK_CONDS
-		[[ $SET_W == 1 ]] || WORKLOADS="write_bw write_lat iperf3"
-		[[ $SET_R == 1 ]] || REPS=1
-		[[ $SET_S == 1 ]] || SECS=2
-		[[ $SET_L == 1 ]] || LAT_ITERS=500
-	fi
+	apply_preset
+	[[ -z $ROUNDS ]] || rounds_check
 	validate
+}
+
+# set_preset NAME: the run's preset (--quick is demo); one per run
+set_preset() {
+	[[ -z $PRESET || $PRESET == "$1" ]] ||
+		irn_die "one preset per run: $PRESET and $1 (--quick is --preset demo)"
+	PRESET=$1
+}
+
+# apply_preset: the preset's transports, conditions, workloads, reps,
+# seconds, latency iterations and rounds, each where no option set it
+apply_preset() {
+	case $PRESET in
+	'') ;;
+	demo) preset_parts "rxe irn-gbn irn tcp" "$QUICK_CONDS" "write_bw write_lat iperf3" 1 2 500 '' ;;
+	bench) preset_parts "rxe irn-gbn irn" lossless "write_bw read_bw send_bw write_lat send_lat" 1 4 2000 3 ;;
+	*) irn_die "unknown preset '$PRESET' (bench or demo; see --help)" ;;
+	esac
+	# the turns, not repetitions within a turn, give the medians
+	[[ -z $ROUNDS || $SET_R == 1 ]] || REPS=1
+}
+
+# preset_parts TRANSPORTS CONDS WORKLOADS REPS SECONDS LAT_ITERS ROUNDS
+preset_parts() {
+	[[ $SET_T == 1 ]] || TRANSPORTS=$1
+	[[ $SET_C == 1 ]] || CONDS=$2
+	[[ $SET_W == 1 ]] || WORKLOADS=$3
+	[[ $SET_R == 1 ]] || REPS=$4
+	[[ $SET_S == 1 ]] || SECS=$5
+	[[ $SET_L == 1 ]] || LAT_ITERS=$6
+	[[ $SET_N == 1 ]] || ROUNDS=$7
+}
+
+# rounds_check: --rounds is a count, and runs without the NVMe-oF
+# workloads: nvmet-rdma holds the device from its first run on, so no
+# turn could unload it
+rounds_check() {
+	local w keep='' who=--rounds
+	[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || irn_die "--rounds must be a positive integer"
+	[[ " $WORKLOADS " == *" nvme_"* ]] || return 0
+	[[ $SET_N == 1 ]] || who="--preset $PRESET (--rounds $ROUNDS)"
+	[[ $SET_W == 0 ]] ||
+		irn_die "$who does not take the nvme_* workloads (the NVMe-oF target holds the device across turns); run them without --rounds"
+	for w in $WORKLOADS; do
+		[[ $w == nvme_* ]] || keep+="${keep:+ }$w"
+	done
+	WORKLOADS=$keep
+	irn_warn "--rounds: the NVMe-oF workloads are left out (the target holds the device across turns)"
 }
 
 validate() {
@@ -149,7 +223,7 @@ validate() {
 	[[ $SIW_KERNEL == kunit || $SIW_KERNEL == debian ]] || irn_die "--siw-kernel must be kunit or debian"
 	for t in $TRANSPORTS; do
 		case $t in
-		rxe | irn-gbn | irn | irn-auto | siw | tcp) ;;
+		rxe | irn-gbn | irn | irn-auto | irn-sack1 | siw | tcp) ;;
 		*) irn_die "unknown transport '$t' (see --help)" ;;
 		esac
 	done
@@ -158,8 +232,8 @@ validate() {
 	done
 	for w in $WORKLOADS; do
 		case $w in
-		write_bw | read_bw | send_bw | write_bw_4qp | write_lat | send_lat | \
-			nvme_randread | nvme_randwrite | iperf3) ;;
+		write_bw | read_bw | send_bw | write_bw_4qp | atomic_bw | write_lat | \
+			send_lat | nvme_randread | nvme_randwrite | iperf3) ;;
 		*) irn_die "unknown workload '$w' (see --help)" ;;
 		esac
 	done
@@ -169,8 +243,46 @@ validate() {
 		for t in $TRANSPORTS; do
 			[[ -n $(mode_na "$t") ]] || return 0
 		done
-		irn_die "--one-guest runs irn-gbn, irn, irn-auto and tcp; none of '$TRANSPORTS' (see --help)"
+		irn_die "--one-guest runs irn-gbn, irn, irn-auto, irn-sack1 and tcp; none of '$TRANSPORTS' (see --help)"
 	fi
+}
+
+# boots: the guest boots of the run, one per line, each its raw/ name
+# and its transports: one per transport, or with --rounds all of
+# Debian's kernel in one and siw (its own kernel) in another.  The
+# transports this mode cannot run boot nothing.
+boots() {
+	local t group=''
+	for t in $TRANSPORTS; do
+		[[ -z $(mode_na "$t") ]] || continue
+		if [[ -z $ROUNDS ]]; then
+			printf '%s %s\n' "$t" "$t"
+		elif [[ $t != siw ]]; then
+			group+=" $t"
+		fi
+	done
+	[[ -z $group ]] || printf 'rounds%s\n' "$group"
+	[[ -z $ROUNDS || " $TRANSPORTS " != *" siw "* || -n $(mode_na siw) ]] || echo "siw siw"
+}
+
+# plan: what the options make of the run, without running it
+plan() {
+	local name trs total=0 t
+	printf '%-12s %s\n' preset "${PRESET:--}" mode "$MODE" transports "$TRANSPORTS" \
+		conditions "$CONDS" workloads "$WORKLOADS" reps "$REPS" \
+		rounds "${ROUNDS:--}" seconds "$SECS" lat-iters "$LAT_ITERS"
+	while read -r name trs; do
+		printf '%-12s %s: %s\n' boot "$name" "$trs"
+	done < <(boots)
+	for t in $TRANSPORTS; do
+		if [[ -n $(mode_na "$t") ]]; then
+			printf '%-12s %s: %s\n' n/a "$t" "$(mode_na "$t")"
+		else
+			total=$((total + $(runs_for "$t")))
+		fi
+	done
+	printf '%-12s %s\n' runs "$total"
+	exit 0
 }
 
 # cond_line NAME: its line of CONDITIONS
@@ -178,7 +290,8 @@ cond_line() {
 	awk -F'|' -v n="$1" '$1 == n { print; f = 1 } END { exit !f }' <<<"$CONDITIONS"
 }
 
-# runs_for TRANSPORT: how many runs that transport's guests will make
+# runs_for TRANSPORT: how many runs that transport's guests will make,
+# over all its rounds
 runs_for() {
 	local w n=0 c
 	for w in $WORKLOADS; do
@@ -186,7 +299,7 @@ runs_for() {
 		n=$((n + 1))
 	done
 	c=$(wc -w <<<"$CONDS")
-	echo $((n * c * REPS))
+	echo $((n * c * REPS * ${ROUNDS:-1}))
 }
 
 fmt_secs() {
@@ -194,31 +307,33 @@ fmt_secs() {
 	printf '%dm%02ds' $((s / 60)) $((s % 60))
 }
 
-# progress FILE TRANSPORT: print each new line of the guest's runs.tsv
+# progress FILE: print each new line of the guest's runs.tsv, with the
+# time left at the pace so far
 progress() {
-	local file=$1 tr=$2 n k el left tag cond w rep st secs
+	local file=$1 n k el left tag tr cond w rep st secs turn=''
 	[[ -f $file ]] || return 0
 	n=$(wc -l <"$file")
 	while ((SHOWN < n)); do
 		SHOWN=$((SHOWN + 1))
 		k=$((DONE + SHOWN))
-		IFS=$'\t' read -r tag cond w rep st secs < <(sed -n "${SHOWN}p" "$file")
+		IFS=$'\t' read -r tag tr cond w rep st secs < <(sed -n "${SHOWN}p" "$file")
+		[[ -z $ROUNDS ]] || turn=" (round $(((rep - 1) / REPS + 1)))"
 		el=$((SECONDS - T0))
 		left=$((el * (TOTAL - k) / k))
-		irn_log "[$k/$TOTAL] $tr $cond $w run $rep: $st (${secs}s); elapsed $(fmt_secs "$el"), about $(fmt_secs "$left") left"
+		irn_log "[$k/$TOTAL] $tr $cond $w run $rep$turn: $st (${secs}s); elapsed $(fmt_secs "$el"), about $(fmt_secs "$left") left"
 	done
 }
 
-# to_csv TRANSPORT DIR: the CSV rows of one transport's runs
+# to_csv DIR: the CSV rows of the runs of one boot's guests
 to_csv() {
-	local tr=$1 dir=$2 tag cond w rep st secs line delay loss kind vals cnt c
-	local kernel sh=$2/shared out=$2/guest-a/out
+	local dir=$1 tag tr cond w rep st secs line delay loss kind vals cnt c cpu
+	local kernel sh=$1/shared out=$1/guest-a/out
 	kernel=$(cat "$out/kernel.txt" 2>/dev/null || echo "?")
 	[[ -f $out/runs.tsv ]] || return 0
-	while IFS=$'\t' read -r tag cond w rep st secs; do
+	while IFS=$'\t' read -r tag tr cond w rep st secs; do
 		line=$(cond_line "$cond") || continue
 		IFS='|' read -r _ delay loss kind _ <<<"$line"
-		if [[ $st == n/a* ]]; then
+		if [[ $st == n/a* || $st == "no device"* ]]; then
 			vals=",,"
 		elif [[ $w == iperf3 ]]; then
 			vals="$(irn_cmp_parse_iperf3 "$out/$tag.client"),,"
@@ -235,11 +350,13 @@ to_csv() {
 		[[ $st != ok || -n ${vals%%,*} || $w == *_lat ]] || st="no result"
 		[[ $st != ok || $w != *_lat || -n $(cut -d, -f2 <<<"$vals") ]] || st="no result"
 		declare -A cv=()
+		cpu=",,,"
 		if [[ $st != n/a* ]]; then
 			while read -r c cnt; do
 				cv[$c]=$cnt
 			done < <(irn_cmp_counters "$sh/$tag.before.a" "$sh/$tag.after.a" \
 				"$sh/$tag.before.b" "$sh/$tag.after.b" 2>/dev/null)
+			cpu="$(irn_cmp_cpu "$sh/$tag.cpu.a"),$(irn_cmp_cpu "$sh/$tag.cpu.b")"
 		fi
 		line="$tr,$cond,$delay,$loss,$kind,$w,$rep,${st//,/;},$secs,$vals,${cv[qdisc_dropped]:-}"
 		for c in $IRN_CMP_COUNTERS; do
@@ -250,7 +367,7 @@ to_csv() {
 				line+=",${cv[$c]:-}"
 			fi
 		done
-		printf '%s,%s\n' "$line" "$kernel"
+		printf '%s,%s,%s\n' "$line" "$cpu" "$kernel"
 		unset cv
 	done <"$out/runs.tsv"
 }
@@ -284,72 +401,89 @@ mode_na() {
 	esac
 }
 
-# run_transport TRANSPORT: boot the guest pair (one guest: --one-guest),
-# follow its progress, append its rows to runs.csv
-run_transport() {
-	local tr=$1 kernel=debian mods=$KO conds_env="" c line vmpid rc=0 limit attempt
-	local job=$IRN_ROOT/scripts/guest/compare.sh guests=(--guests 2) why
-	why=$(mode_na "$tr")
-	if [[ -n $why ]]; then
-		# nothing to boot for: its rows say why
-		irn_log "compare: $tr: n/a ($why)"
-		missing_rows "$tr" "n/a: $why" >>"$OUT/runs.csv"
-		return 0
-	fi
+# run_boot NAME "TRANSPORTS": boot the guest pair (one guest:
+# --one-guest) for TRANSPORTS, which take turns in it with --rounds;
+# follow its progress, append its rows to runs.csv.  A transport this
+# mode cannot run gets n/a rows and no boot.
+run_boot() {
+	local name=$1 trs='' t kernel=debian mods=$KO conds_env="" c line vmpid rc=0 limit=300
+	local attempt job=$IRN_ROOT/scripts/guest/compare.sh guests=(--guests 2) why what
+	for t in $2; do
+		why=$(mode_na "$t")
+		if [[ -n $why ]]; then
+			# nothing to boot for: its rows say why
+			irn_log "compare: $t: n/a ($why)"
+			missing_rows "$t" "n/a: $why" >>"$OUT/runs.csv"
+			continue
+		fi
+		trs+="${trs:+ }$t"
+		# each run's limit, and a minute for each turn's load and unload
+		limit=$((limit + $(runs_for "$t") * (RUN_TIMEOUT + 60) + 60 * ${ROUNDS:-1}))
+	done
+	[[ -n $trs ]] || return 0
+	what="guests booting"
 	if [[ $MODE == one-guest ]]; then
 		job=$IRN_ROOT/scripts/guest/compare-one.sh
 		guests=(--guests 1 --cpus "$ONE_GUEST_CPUS")
-		irn_log "compare: $tr (guest booting)"
-	else
-		irn_log "compare: $tr (guests booting)"
+		what="guest booting"
 	fi
-	if [[ $tr == siw ]]; then
+	if [[ -n $ROUNDS && $trs == *" "* ]]; then
+		irn_log "compare: $trs, taking turns $ROUNDS times in one boot ($what)"
+	else
+		irn_log "compare: $trs ($what)"
+	fi
+	if [[ $trs == siw ]]; then
 		kernel=$SIW_KERNEL mods=
 	fi
 	for c in $CONDS; do
 		line=$(cond_line "$c")
 		conds_env+="${conds_env:+;}${c}|$(cut -d'|' -f5 <<<"$line")"
 	done
-	limit=$(($(runs_for "$tr") * (RUN_TIMEOUT + 60) + 300))
-	local args=("${guests[@]}" --kernel "$kernel" --run-dir "$OUT/raw" --name "$tr"
+	local args=("${guests[@]}" --kernel "$kernel" --run-dir "$OUT/raw" --name "$name"
 		--timeout "$limit" --no-scan
-		--env "CMP_TRANSPORT=$tr" --env "CMP_CONDS=$conds_env"
+		--env "CMP_TRANSPORTS=$trs" --env "CMP_ROUNDS=${ROUNDS:-1}"
+		--env "CMP_CONDS=$conds_env"
 		--env "CMP_WORKLOADS=$WORKLOADS" --env "CMP_REPS=$REPS"
 		--env "CMP_SECONDS=$SECS" --env "CMP_LAT_ITERS=$LAT_ITERS"
-		--env "CMP_RUN_TIMEOUT=$RUN_TIMEOUT")
+		--env "CMP_RUN_TIMEOUT=$RUN_TIMEOUT"
+		--env "CMP_TRACE=${IRN_CMP_TRACE:-0}"
+		--env "CMP_IRN_PARAMS=${IRN_CMP_IRN_PARAMS:-}")
 	[[ -z $mods ]] || args+=(--modules "$mods")
 	for attempt in 1 2; do
 		SHOWN=0 rc=0
-		"$IRN_ROOT/scripts/vm.sh" "${args[@]}" "$job" >"$OUT/raw/$tr.log" 2>&1 &
+		"$IRN_ROOT/scripts/vm.sh" "${args[@]}" "$job" >"$OUT/raw/$name.log" 2>&1 &
 		vmpid=$!
 		while kill -0 "$vmpid" 2>/dev/null; do
-			progress "$OUT/raw/$tr/guest-a/out/runs.tsv" "$tr"
+			progress "$OUT/raw/$name/guest-a/out/runs.tsv"
 			# a guest that died while booting leaves its peer waiting
-			if ((SHOWN == 0)) && booting_failed "$OUT/raw/$tr"; then
+			if ((SHOWN == 0)) && booting_failed "$OUT/raw/$name"; then
 				kill "$vmpid" 2>/dev/null || true
 			fi
 			sleep 2
 		done
 		wait "$vmpid" || rc=$?
-		progress "$OUT/raw/$tr/guest-a/out/runs.tsv" "$tr"
+		progress "$OUT/raw/$name/guest-a/out/runs.tsv"
 		# one more boot when no run started (a guest kernel can panic
 		# while booting on a loaded host, "IO-APIC + timer doesn't work")
 		[[ $rc != 0 && $SHOWN == 0 && $attempt == 1 ]] || break
-		irn_warn "$tr: the guests did not start (status $rc); booting them once more"
-		pkill_guests "$OUT/raw/$tr"
-		mv "$OUT/raw/$tr" "$OUT/raw/$tr.failed-boot"
-		mv "$OUT/raw/$tr.log" "$OUT/raw/$tr.failed-boot.log"
+		irn_warn "$name: the guests did not start (status $rc); booting them once more"
+		pkill_guests "$OUT/raw/$name"
+		mv "$OUT/raw/$name" "$OUT/raw/$name.failed-boot"
+		mv "$OUT/raw/$name.log" "$OUT/raw/$name.failed-boot.log"
 	done
 	DONE=$((DONE + SHOWN))
 	if [[ $rc != 0 ]]; then
-		irn_warn "$tr: the guests reported a problem (status $rc): $OUT/raw/$tr.log, $OUT/raw/$tr/guest-*/console.log"
-		tail -n 5 "$OUT/raw/$tr/guest-a/out/job.log" >&2 2>/dev/null || true
+		irn_warn "$name: the guests reported a problem (status $rc): $OUT/raw/$name.log, $OUT/raw/$name/guest-*/console.log"
+		tail -n 5 "$OUT/raw/$name/guest-a/out/job.log" >&2 2>/dev/null || true
 	fi
-	[[ ! -f $OUT/raw/$tr/guest-a/out/unavailable ]] ||
-		irn_log "$tr: n/a ($(cat "$OUT/raw/$tr/guest-a/out/unavailable"), kernel $(cat "$OUT/raw/$tr/guest-a/out/kernel.txt" 2>/dev/null))"
-	to_csv "$tr" "$OUT/raw/$tr" >>"$OUT/runs.csv"
+	while IFS= read -r line; do
+		irn_log "${line%%:*}: n/a (${line#*: }, kernel $(cat "$OUT/raw/$name/guest-a/out/kernel.txt" 2>/dev/null))"
+	done < <(sort -u "$OUT/raw/$name/guest-a/out/unavailable" 2>/dev/null)
+	to_csv "$OUT/raw/$name" >>"$OUT/runs.csv"
 	# runs the guests never got to (crash, timeout) are rows too
-	missing_rows "$tr" >>"$OUT/runs.csv"
+	for t in $trs; do
+		missing_rows "$t" >>"$OUT/runs.csv"
+	done
 }
 
 # pad_row ROW: ROW with empty fields added up to the CSV header's count
@@ -367,7 +501,7 @@ missing_rows() {
 		IFS='|' read -r _ delay loss kind _ <<<"$line"
 		for w in $WORKLOADS; do
 			if [[ $tr == tcp ]]; then [[ $w == iperf3 ]] || continue; else [[ $w != iperf3 ]] || continue; fi
-			for ((rep = 1; rep <= REPS; rep++)); do
+			for ((rep = 1; rep <= REPS * ${ROUNDS:-1}; rep++)); do
 				grep -q "^$tr,$c,[^,]*,[^,]*,[^,]*,$w,$rep," "$OUT/runs.csv" && continue
 				pad_row "$tr,$c,$delay,$loss,$kind,$w,$rep,${st//,/;},0"
 			done
@@ -410,21 +544,25 @@ quote_args() {
 }
 
 # The run's record in meta.env, in this order.
-META_VARS="DATE COMMIT ARGS MODE GUEST_CPUS HOST_KERNEL HOST_CORES HOST_LOAD KERNEL SIW_KERNEL CABLE REPS SECONDS LAT_ITERS TRANSPORTS WORKLOADS CONDITIONS"
+META_VARS="DATE COMMIT ARGS PRESET MODE GUEST_CPUS HOST_KERNEL HOST_CORES HOST_LOAD KERNEL SIW_KERNEL CABLE REPS ROUNDS SECONDS LAT_ITERS TRANSPORTS WORKLOADS CONDITIONS IRN_PARAMS TRACE"
 
 # write_meta: what this run is, as IRN_CMP_* variables here (about.md
 # uses them) and as shell assignments in OUT/meta.env (--publish reads
 # them): UTC date, the checkout's commit (git describe --always --dirty),
-# the command's arguments, the mode (two-guest or one-guest) and each
-# guest's vCPUs, the host's kernel, cores and load, the guests' kernel,
-# the cable, reps, seconds, latency iterations, the transports, the
-# workloads and the conditions' lines (name|delay|loss|kind|tc).
+# the command's arguments and preset, the mode (two-guest or one-guest)
+# and each guest's vCPUs, the host's kernel, cores and load, the guests'
+# kernel, the cable, reps, rounds (empty: one boot per transport),
+# seconds, latency iterations, the transports, the workloads, the
+# conditions' lines (name|delay|loss|kind|tc), irn's extra module
+# parameters (IRN_CMP_IRN_PARAMS) and whether runs were traced
+# (IRN_CMP_TRACE).
 # The end of the run adds IRN_CMP_ELAPSED (s) and IRN_CMP_HOST_NOTE.
 write_meta() {
 	local c v
 	IRN_CMP_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
 	IRN_CMP_COMMIT=$(git -C "$IRN_ROOT" describe --always --dirty 2>/dev/null || echo unknown)
 	IRN_CMP_ARGS=$ARGS_TEXT
+	IRN_CMP_PRESET=$PRESET
 	IRN_CMP_MODE=$MODE
 	IRN_CMP_GUEST_CPUS=1
 	[[ $MODE != one-guest ]] || IRN_CMP_GUEST_CPUS=$ONE_GUEST_CPUS
@@ -434,9 +572,12 @@ write_meta() {
 	IRN_CMP_KERNEL=$IRN_DEBIAN_KVER
 	IRN_CMP_SIW_KERNEL=$SIW_KERNEL
 	IRN_CMP_CABLE=$IRN_CABLE
-	IRN_CMP_REPS=$REPS IRN_CMP_SECONDS=$SECS IRN_CMP_LAT_ITERS=$LAT_ITERS
+	IRN_CMP_REPS=$REPS IRN_CMP_ROUNDS=$ROUNDS
+	IRN_CMP_SECONDS=$SECS IRN_CMP_LAT_ITERS=$LAT_ITERS
 	IRN_CMP_TRANSPORTS=$TRANSPORTS IRN_CMP_WORKLOADS=$WORKLOADS
 	IRN_CMP_CONDITIONS=$(for c in $CONDS; do cond_line "$c"; done)
+	# the knobs from the environment, as the run had them
+	IRN_CMP_IRN_PARAMS=${IRN_CMP_IRN_PARAMS:-} IRN_CMP_TRACE=${IRN_CMP_TRACE:-0}
 	{
 		printf '# scripts/compare.sh: what this run is (read by --publish)\n'
 		for v in $META_VARS; do
@@ -456,8 +597,10 @@ load_meta() {
 	done <"$f"
 	# shellcheck source=/dev/null
 	source "$f"
-	# a record older than the one-guest mode is of a two-guest run
+	# a record older than the one-guest mode is of a two-guest run; one
+	# older than the presets and rounds, of a run with neither
 	: "${IRN_CMP_MODE:=two-guest}" "${IRN_CMP_GUEST_CPUS:=1}"
+	: "${IRN_CMP_PRESET=}" "${IRN_CMP_ROUNDS=}" "${IRN_CMP_IRN_PARAMS=}" "${IRN_CMP_TRACE:=0}"
 	for v in $META_VARS; do
 		v=IRN_CMP_$v
 		[[ -v $v ]] || irn_die "$f: no $v"
@@ -492,15 +635,29 @@ write_readme() {
 			printf 'Guest kernel %s (siw: %s kernel). Conditions are set with tc on both guests, so each direction sees them. ' \
 				"$IRN_CMP_KERNEL" "$IRN_CMP_SIW_KERNEL"
 		fi
-		printf '%s run(s) per cell, %s s per bandwidth run, %s iterations per latency run; values are medians. MB/s = 2^20 bytes/s. ' \
-			"$IRN_CMP_REPS" "$IRN_CMP_SECONDS" "$IRN_CMP_LAT_ITERS"
+		printf '%s, %s s per bandwidth run, %s iterations per latency run; values are medians. MB/s = 2^20 bytes/s. ' \
+			"$(runs_text)" "$IRN_CMP_SECONDS" "$IRN_CMP_LAT_ITERS"
+		[[ -z $IRN_CMP_IRN_PARAMS ]] ||
+			printf 'irn with IRN on (irn, irn-auto, irn-sack1) had the module parameters %s. ' "$IRN_CMP_IRN_PARAMS"
 		printf 'Absolute numbers under TCG are low and drift with the host load; compare transports within one run.\n\n'
 		printf 'Conditions:\n\n'
 		for c in $CONDS; do
 			printf -- '- %s: %s\n' "$c" "$(cond_desc "$(cond_line "$c" | cut -d'|' -f5)")"
 		done
-		printf '\nCounters (summed over %s, medians over runs): dropped = packets the qdisc dropped; resent pkts = irn retransmitted_pkts, or TCP RetransSegs for tcp and siw; recovery events = irn retransmit_episodes + recovery_episodes, or rxe completer_retry_err (each a go-back-N rewind); timeouts = irn timeouts. "-": the transport has no such counter, or the workload no such value.\n\n' "$ends"
+		printf '\nCounters (summed over %s, medians over runs): dropped = packets the qdisc dropped; resent pkts = irn retransmitted_pkts, or TCP RetransSegs for tcp and siw; recovery events = irn retransmit_episodes + recovery_episodes, or rxe completer_retry_err (each a go-back-N rewind); timeouts = irn timeouts. vCPU a and b: how busy the vCPUs of guest a (the clients) and guest b (the servers) were during the run, in %%, and in brackets their time in the kernel%s. "-": the transport has no such counter, or the workload no such value.\n\n' \
+			"$ends" "$([[ $IRN_CMP_MODE != one-guest ]] || echo ' (both the one guest'"'"'s)')"
 	}
+}
+
+# runs_text: how many runs make a cell (IRN_CMP_REPS, IRN_CMP_ROUNDS), in
+# words
+runs_text() {
+	if [[ -n $IRN_CMP_ROUNDS ]]; then
+		printf '%s runs per cell: the transports took turns %s times in one boot, each loaded for its turn and unloaded after it, %s run(s) per turn' \
+			$((IRN_CMP_REPS * IRN_CMP_ROUNDS)) "$IRN_CMP_ROUNDS" "$IRN_CMP_REPS"
+	else
+		printf '%s run(s) per cell' "$IRN_CMP_REPS"
+	fi
 }
 
 # cable_name: the QEMU netdev of the cable (IRN_CMP_CABLE)
@@ -509,9 +666,10 @@ cable_name() {
 }
 
 main() {
-	local t t_start note stem
+	local t t_start note stem name trs
 	ARGS_TEXT=$(quote_args "$@")
 	parse_args "$@"
+	[[ $PLAN == 0 ]] || plan
 	if [[ -n $REPORT || -n $PUBLISH ]]; then
 		[[ -z $REPORT || -z $PUBLISH ]] || irn_die "--report and --publish: one or the other"
 		OUT=$(cd "$REPORT$PUBLISH" && pwd) || irn_die "no folder $REPORT$PUBLISH"
@@ -528,9 +686,9 @@ main() {
 	"$IRN_ROOT/scripts/deps.sh" --check 2>/dev/null || "$IRN_ROOT/scripts/deps.sh"
 	irn_need_cmd gnuplot qemu-system-x86_64
 	RUN_TIMEOUT=$((SECS + 150))
-	# a one-guest run's folder says so in its name too
-	stem=compare
-	[[ $MODE == two-guest ]] || stem=compare-$MODE
+	# a preset's or a one-guest run's folder says so in its name too
+	stem=${PRESET:-compare}
+	[[ $MODE == two-guest ]] || stem+=-$MODE
 	OUT=${OUT:-$IRN_RESULTS/$stem-$(date +%Y%m%d-%H%M%S)}
 	mkdir -p "$OUT/raw"
 	OUT=$(cd "$OUT" && pwd)
@@ -548,13 +706,17 @@ main() {
 		# a transport this mode cannot run takes no time
 		[[ -n $(mode_na "$t") ]] || TOTAL=$((TOTAL + $(runs_for "$t")))
 	done
-	irn_log "compare: $TOTAL runs ($(wc -w <<<"$TRANSPORTS") transports x $(wc -w <<<"$CONDS") conditions x workloads x $REPS), results in $OUT"
+	irn_log "compare: $TOTAL runs ($(wc -w <<<"$TRANSPORTS") transports x $(wc -w <<<"$CONDS") conditions x workloads x $REPS${ROUNDS:+ x $ROUNDS rounds}), results in $OUT"
 	T0=$SECONDS DONE=0
 	t_start=$(irn_now)
 	irn_watch_host_start "$OUT"
+	# the transports this mode cannot run get their n/a rows first
 	for t in $TRANSPORTS; do
-		run_transport "$t"
+		[[ -z $(mode_na "$t") ]] || run_boot "$t" "$t"
 	done
+	while read -r name trs; do
+		run_boot "$name" "$trs"
+	done < <(boots)
 	IRN_CMP_ELAPSED=$(irn_elapsed "$t_start")
 	irn_log "compare: done in $IRN_CMP_ELAPSED s"
 	printf 'IRN_CMP_ELAPSED=%q\n' "$IRN_CMP_ELAPSED" >>"$OUT/meta.env"
@@ -567,12 +729,18 @@ main() {
 	report
 }
 
-# report: summary.csv, summary.md (about.md, then the tables) and the
-# plots from runs.csv; prints where they are
+# report: summary.csv, ratios.csv (with rxe in the run), summary.md
+# (about.md, then the tables) and the plots from runs.csv; prints the
+# ratios to rxe and where the files are
 report() {
-	local plots f
+	local plots f ratios=''
 	[[ -s $OUT/runs.csv ]] || irn_die "$OUT/runs.csv missing or empty: nothing to report"
 	irn_cmp_aggregate "$OUT/runs.csv" >"$OUT/summary.csv"
+	if irn_cmp_ratios "$OUT/summary.csv" >"$OUT/ratios.csv"; then
+		ratios=$OUT/ratios.csv
+	else
+		rm -f "$OUT/ratios.csv"
+	fi
 	{
 		cat "$OUT/about.md" 2>/dev/null || true
 		irn_cmp_markdown "$OUT/summary.csv"
@@ -584,8 +752,12 @@ report() {
 			printf '![%s](%s)\n' "${f##*/}" "${f##*/}" >>"$OUT/summary.md"
 		done <<<"$plots"
 	fi
+	if [[ -n $ratios ]]; then
+		printf '\n'
+		irn_cmp_ratio_table "$OUT/summary.csv" | irn_cmp_text
+	fi
 	printf '\nResults in %s:\n' "$OUT"
-	printf '  %s\n' "$OUT/summary.md" "$OUT/summary.csv" "$OUT/runs.csv"
+	printf '  %s\n' "$OUT/summary.md" "$OUT/summary.csv" ${ratios:+"$ratios"} "$OUT/runs.csv"
 	[[ -z $plots ]] || printf '  %s\n' "${plots//$'\n'/$'\n'  }"
 	printf '  %s\n' "$OUT/raw/ (perftest/iperf3 output, counter snapshots, guest logs)"
 }
@@ -698,9 +870,11 @@ EOF
 	minutes=
 	[[ -z ${IRN_CMP_ELAPSED:-} ]] ||
 		minutes=$(awk -v s="$IRN_CMP_ELAPSED" 'BEGIN { printf " in %d minutes", s / 60 + 0.5 }')
-	printf ':Runs: %s%s: %s per cell, %s s per bandwidth run, %s iterations per latency run; the tables show medians; MB/s is 2^20 bytes per second\n' \
-		"$runs" "$minutes" "$IRN_CMP_REPS" "$IRN_CMP_SECONDS" "$IRN_CMP_LAT_ITERS"
+	printf ':Runs: %s%s: %s, %s s per bandwidth run, %s iterations per latency run; the tables show medians; MB/s is 2^20 bytes per second\n' \
+		"$runs" "$minutes" "$(runs_text | sed 's/ run(s) per cell/ per cell/')" "$IRN_CMP_SECONDS" "$IRN_CMP_LAT_ITERS"
 	printf ':Transports: %s\n' "$(literals "$IRN_CMP_TRANSPORTS")"
+	[[ -z $IRN_CMP_IRN_PARAMS ]] ||
+		printf ':irn parameters: %s (irn, irn-auto and irn-sack1)\n' "$(literals "$IRN_CMP_IRN_PARAMS")"
 	printf ':Workloads: %s\n\n' "$(literals "$IRN_CMP_WORKLOADS")"
 	if [[ -n ${IRN_CMP_HOST_NOTE:-} ]]; then
 		printf '.. warning::\n\n   %s\n\n' "$(rst_text <<<"$IRN_CMP_HOST_NOTE")"
@@ -780,7 +954,7 @@ publish() {
 	rm -rf "$stage"
 	mkdir -p "$stage/images"
 	# the plots of this runs.csv only
-	rm -f "$OUT"/*_vs_loss.png
+	rm -f "$OUT"/*_vs_loss.png "$OUT/ratios_to_rxe.png"
 	report
 	irn_cmp_headline "$OUT/summary.csv" >"$stage/headline.rst" ||
 		irn_die "--publish: $OUT has no ib_write_bw cell of rxe, irn-gbn, irn or irn-auto at 1% random loss or more: nothing for README's headline"
@@ -821,4 +995,5 @@ publish() {
 	done
 }
 
-main "$@"
+# main only when run: scripts/tests/compare_parse.sh sources the rest
+[[ ${BASH_SOURCE[0]} != "$0" ]] || main "$@"

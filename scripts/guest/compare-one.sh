@@ -27,7 +27,7 @@ set -uo pipefail
 HERE=$(dirname "${BASH_SOURCE[0]}")
 A=10.99.0.1 B=10.99.0.2
 
-log() { printf '[compare-one %s] %s\n' "${CMP_TRANSPORT:-?}" "$*"; }
+log() { printf '[compare-one %s] %s\n' "${CMP_TRANSPORTS:-?}" "$*"; }
 
 # make_namespaces: n1 and n2 joined by the veth pair v1-v2, up
 make_namespaces() {

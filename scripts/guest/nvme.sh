@@ -2,8 +2,7 @@
 # shellcheck shell=bash
 #
 # NVMe over Fabrics workloads (nvme_randread, nvme_randwrite) for the
-# guest sides of scripts/bench.sh and scripts/compare.sh, which source
-# this file.  One guest is the target: nvmet-rdma without SRQ (its
+# guest side of scripts/compare.sh, which sources this file.  One guest is the target: nvmet-rdma without SRQ (its
 # default, so that every driver is measured the same way) exporting a
 # 256 MiB brd RAM disk.  The other connects with nvme-rdma for each run, runs fio
 # (4 KiB random I/O, iodepth 16, libaio, O_DIRECT) and disconnects.

@@ -8,16 +8,21 @@
 #   irn_cmp_parse_perftest FILE      -> "bw_MBps,lat_p50_us,lat_p99_us"
 #   irn_cmp_parse_iperf3 FILE        -> "bw_MBps" (receiver side)
 #   irn_cmp_parse_fio FILE           -> "bw_MBps,lat_p50_us,lat_p99_us"
+#   irn_cmp_cpu FILE                 -> "busy_pct,kernel_pct" of one guest
 #   irn_cmp_counters BA AA [BB AB]   -> "name delta" lines: after - before,
 #                                       summed over both guests
 #   irn_cmp_aggregate RUNS.csv       -> summary CSV (median per cell)
+#   irn_cmp_ratios SUMMARY.csv       -> ratios CSV: each figure over rxe's
+#   irn_cmp_ratio_table SUMMARY.csv  -> those ratios as one table (neutral)
 #   irn_cmp_tables SUMMARY.csv       -> the tables, in a neutral form
+#   irn_cmp_text                     -> tables of that form on stdin as text
 #   irn_cmp_markdown SUMMARY.csv     -> those tables in Markdown
 #   irn_cmp_rst SUMMARY.csv [CHAR]   -> the same in reStructuredText
 #   irn_cmp_rst_format [CHAR]        -> tables of that form on stdin in
 #                                       reStructuredText
 #   irn_cmp_headline SUMMARY.csv     -> README's headline table (RST)
-#   irn_cmp_plot SUMMARY.csv DIR     -> DIR/goodput_vs_loss.png, ...
+#   irn_cmp_plot SUMMARY.csv DIR     -> DIR/goodput_vs_loss.png, ...,
+#                                       DIR/ratios_to_rxe.png
 #
 # Units: MB/s is 2^20 bytes per second, as perftest prints it (iperf3's
 # Mbit/s are converted); latencies are microseconds.
@@ -25,8 +30,13 @@
 # One row per run, in this order.
 # shellcheck disable=SC2034
 IRN_CMP_COUNTERS="retransmitted_pkts selective_retransmits retransmit_episodes recovery_episodes timeouts timeouts_short timeouts_long completer_retry_err out_of_seq_request duplicate_request tcp_retrans"
-IRN_CMP_CSV_HEADER="transport,condition,delay_ms,loss_pct,kind,workload,rep,status,seconds,bw_MBps,lat_p50_us,lat_p99_us,qdisc_dropped,${IRN_CMP_COUNTERS// /,},kernel"
-IRN_CMP_SUMMARY_HEADER="transport,condition,delay_ms,loss_pct,kind,workload,runs,ok,bw_MBps,pct_of_lossless,lat_p50_us,lat_p99_us,qdisc_dropped,resent_pkts,recovery_events,timeouts,status"
+# How busy each guest's vCPUs were during the run (guest a: the client,
+# guest b: the server), in all and in the kernel, in %: under TCG a busy
+# vCPU, not the cable, is what limits a transport.
+IRN_CMP_CPU="cpu_a_pct,cpu_a_kernel_pct,cpu_b_pct,cpu_b_kernel_pct"
+IRN_CMP_CSV_HEADER="transport,condition,delay_ms,loss_pct,kind,workload,rep,status,seconds,bw_MBps,lat_p50_us,lat_p99_us,qdisc_dropped,${IRN_CMP_COUNTERS// /,},$IRN_CMP_CPU,kernel"
+IRN_CMP_SUMMARY_HEADER="transport,condition,delay_ms,loss_pct,kind,workload,runs,ok,bw_MBps,pct_of_lossless,lat_p50_us,lat_p99_us,qdisc_dropped,resent_pkts,recovery_events,timeouts,$IRN_CMP_CPU,status"
+IRN_CMP_RATIOS_HEADER="transport,condition,workload,figure,better,value,rxe_value,ratio"
 
 # irn_cmp_parse_perftest FILE [SECONDS]: BW average (column 4 under "BW
 # average") for the bandwidth tools, t_typical (the median, column 5) and
@@ -35,16 +45,22 @@ IRN_CMP_SUMMARY_HEADER="transport,condition,delay_ms,loss_pct,kind,workload,runs
 # perftest times with the CPU's cycle counter; on a kernel that could not
 # calibrate the TSC it prints a BW of 0.00 and latencies of inf.  Given
 # SECONDS (a -D run's duration), such a BW is worked out from the
-# iterations: #iterations x #bytes / SECONDS.
+# iterations: #iterations x #bytes / SECONDS.  For messages under 10 KiB
+# (ib_atomic_bw's 8 bytes) perftest's two decimals of MB/s are coarser
+# than its message rate (Mpps, six decimals: one message a second), so
+# the BW is the message rate x #bytes, to four decimals.
 irn_cmp_parse_perftest() {
 	awk -v secs="${2:-}" '
 	/#bytes/ && /BW average/ { mode = "bw"; next }
 	/#bytes/ && /t_typical/ { mode = "lat"; next }
 	mode != "" && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {
 		if (mode == "bw" && NF >= 5) {
+			small = $1 < 10240
 			bw = $4
+			if (small && $5 + 0 > 0)
+				bw = sprintf("%.4f", $5 * 1000000 * $1 / 1048576)
 			if (bw + 0 == 0 && $2 > 0 && secs > 0)
-				bw = sprintf("%.2f", $1 * $2 / secs / 1048576)
+				bw = sprintf("%." (small ? 4 : 2) "f", $1 * $2 / secs / 1048576)
 		}
 		if (mode == "lat" && NF >= 8 && $5 != "inf" && $8 != "inf") { p50 = $5; p99 = $8 }
 		mode = ""
@@ -87,6 +103,25 @@ print("%.2f,%.0f,%.0f" % (sum(d["bw_bytes"] for d in sides) / 1048576,
 PY
 }
 
+# irn_cmp_cpu FILE: how busy one guest's vCPUs were between the two
+# "cpu ..." lines of /proc/stat in FILE (before and after a run): busy
+# (all but idle and iowait) and in the kernel (system, irq, softirq), in %
+# of the time of user..steal.  Empty fields without two such lines.
+irn_cmp_cpu() {
+	[[ -f $1 ]] || { echo ","; return 0; }
+	awk '
+	$1 == "cpu" && NF >= 9 {
+		n++; t = 0
+		for (i = 2; i <= 9; i++) t += $i
+		tot[n] = t; idle[n] = $5 + $6; ker[n] = $4 + $7 + $8
+	}
+	END {
+		d = tot[2] - tot[1]
+		if (n != 2 || d <= 0) { print ","; exit }
+		printf "%.0f,%.0f\n", 100 * (d - idle[2] + idle[1]) / d, 100 * (ker[2] - ker[1]) / d
+	}' "$1"
+}
+
 # irn_cmp_counters BEFORE_A AFTER_A [BEFORE_B AFTER_B]: per counter, the
 # growth during the run summed over the guests.  A counter missing from a
 # guest's snapshots counts 0 there; one missing everywhere is not printed.
@@ -115,11 +150,12 @@ irn_cmp_counters() {
 # and workload on the lossless condition with the same delay (kind
 # "lossless").  resent_pkts: retransmitted_pkts (irn), else tcp_retrans
 # (tcp, siw); recovery_events: retransmit_episodes + recovery_episodes
-# (irn), else completer_retry_err (rxe); timeouts: irn's timeouts.  "-"
-# where a transport has no such counter or the cell no value.  status:
-# ok, "K of N failed: ..." or the n/a reason.
+# (irn), else completer_retry_err (rxe); timeouts: irn's timeouts; the
+# guests' vCPU use.  "-" where a transport has no such counter or the cell
+# no value.  Goodput below 1 MB/s keeps four decimals (ib_atomic_bw's).
+# status: ok, "K of N failed: ..." or the n/a reason.
 irn_cmp_aggregate() {
-	awk -F, -v OFS=, -v header="$IRN_CMP_SUMMARY_HEADER" '
+	awk -F, -v OFS=, -v header="$IRN_CMP_SUMMARY_HEADER" -v cpus="$IRN_CMP_CPU" '
 	function median(list,    a, k, m, i, j, t) {
 		k = split(list, a, " ")
 		if (k == 0) return ""
@@ -135,11 +171,16 @@ irn_cmp_aggregate() {
 		if (v == "") return "-"
 		return sprintf("%." d "f", v)
 	}
+	function fmt_bw(v) { return fmt(v, (v != "" && v < 1) ? 4 : 2) }
 	function add(key, field, v) {
 		if (v == "") return
 		vals[key, field] = vals[key, field] (vals[key, field] == "" ? "" : " ") v
 	}
-	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	NR == 1 {
+		for (i = 1; i <= NF; i++) col[$i] = i
+		ncpu = split(cpus, cpu, ",")
+		next
+	}
 	{
 		key = $col["transport"] SUBSEP $col["condition"] SUBSEP $col["workload"]
 		if (!(key in runs)) {
@@ -171,6 +212,9 @@ irn_cmp_aggregate() {
 			e = $col["completer_retry_err"]
 		add(key, "events", e)
 		add(key, "timeouts", $col["timeouts"])
+		# a runs.csv older than the vCPU columns has none
+		for (c = 1; c <= ncpu; c++)
+			if (cpu[c] in col) add(key, cpu[c], $col[cpu[c]])
 	}
 	END {
 		print header
@@ -189,28 +233,116 @@ irn_cmp_aggregate() {
 			if (k in na) status = na[k]
 			else if (bad[k]) status = bad[k] " of " runs[k] " failed: " why[k]
 			else status = "ok"
+			use = ""
+			for (c = 1; c <= ncpu; c++)
+				use = use fmt(median(vals[k, cpu[c]]), 0) ","
 			print tr[k], co[k], de[k], lo[k], ki[k], wl[k], runs[k], okc[k] + 0,
-				fmt(bw[k], 2), pct,
+				fmt_bw(bw[k]), pct,
 				fmt(median(vals[k, "p50"]), 0), fmt(median(vals[k, "p99"]), 0),
 				fmt(median(vals[k, "drop"]), 0), fmt(median(vals[k, "resent"]), 0),
 				fmt(median(vals[k, "events"]), 0), fmt(median(vals[k, "timeouts"]), 0),
-				status
+				use status
 		}
 	}' "$1"
 }
 
+# irn_cmp_ratios SUMMARY.csv: each transport's figure over stock rxe's
+# under the same condition and workload, as CSV (IRN_CMP_RATIOS_HEADER):
+# goodput (bw_MBps, higher is better) for the bandwidth workloads, p50
+# and p99 (lower is better) for the latency ones, all three for NVMe-oF.
+# value and rxe_value are the summary's medians, "-" where a cell has
+# none (failed, n/a); ratio "-" then.  Where rxe is n/a (not in the
+# kernel, or the one-guest mode) there is nothing to compare with: no
+# row.  Fails when no row is left.
+irn_cmp_ratios() {
+	awk -F, -v OFS=, -v header="$IRN_CMP_RATIOS_HEADER" '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	{
+		t = $col["transport"]; c = $col["condition"]; w = $col["workload"]
+		k = t SUBSEP c SUBSEP w
+		if (!(k in seen)) { seen[k] = 1; order[n++] = k }
+		na[k] = $col["status"] ~ /^n\/a/
+		good = $col["ok"] > 0 && !na[k]
+		v[k, "bw_MBps"] = good ? $col["bw_MBps"] : "-"
+		v[k, "lat_p50_us"] = good ? $col["lat_p50_us"] : "-"
+		v[k, "lat_p99_us"] = good ? $col["lat_p99_us"] : "-"
+	}
+	END {
+		for (i = 0; i < n; i++) {
+			split(order[i], p, SUBSEP)
+			r = "rxe" SUBSEP p[2] SUBSEP p[3]
+			if (p[1] == "rxe" || !(r in seen) || na[r]) continue
+			nf = 0
+			if (p[3] !~ /_lat$/) { fig[++nf] = "bw_MBps"; better[nf] = "higher" }
+			if (p[3] ~ /_lat$|^nvme_/) {
+				fig[++nf] = "lat_p50_us"; better[nf] = "lower"
+				fig[++nf] = "lat_p99_us"; better[nf] = "lower"
+			}
+			for (f = 1; f <= nf; f++) {
+				a = v[order[i], fig[f]]; b = v[r, fig[f]]
+				ratio = (a != "-" && b != "-" && b + 0 > 0) ? sprintf("%.2f", a / b) : "-"
+				if (!rows++) print header
+				print p[1], p[2], p[3], fig[f], better[f], a, b, ratio
+			}
+		}
+		exit !rows
+	}' "$1"
+}
+
+# irn_cmp_ratio_table SUMMARY.csv: irn_cmp_ratios as one table in
+# irn_cmp_tables' form: a row per transport, workload and figure, a
+# column per condition.  Prints nothing without rxe in the summary.
+irn_cmp_ratio_table() {
+	{ irn_cmp_ratios "$1" || true; } | awk -F, '
+	function label(f) {
+		if (f == "bw_MBps") return "MB/s, higher is better"
+		return (f == "lat_p50_us" ? "p50" : "p99") ", lower is better"
+	}
+	NR == 1 { next }
+	{
+		r = $1 SUBSEP $3 SUBSEP $4
+		if (!(r in rseen)) { rseen[r] = 1; rows[nr++] = r }
+		if (!($2 in cseen)) { cseen[$2] = 1; conds[nc++] = $2 }
+		cell[r, $2] = $8
+	}
+	END {
+		if (!nr) exit
+		print "T\tOver stock rxe: each transport'"'"'s median over rxe'"'"'s, same condition and workload (goodput: higher is better; latency: lower is better)"
+		line = "H\ttransport\tworkload\tfigure"
+		for (j = 0; j < nc; j++) line = line "\t" conds[j]
+		print line
+		for (i = 0; i < nr; i++) {
+			split(rows[i], p, SUBSEP)
+			line = "R\t" p[1] "\t" p[2] "\t" label(p[3])
+			for (j = 0; j < nc; j++)
+				line = line "\t" (((rows[i], conds[j]) in cell) ? cell[rows[i], conds[j]] : "-")
+			print line
+		}
+	}'
+}
+
 # irn_cmp_tables SUMMARY.csv: the tables of a summary, in a neutral form
-# that irn_cmp_markdown and irn_cmp_rst print: a goodput table (MB/s and
-# % of the lossless figure, transports x conditions), a latency table
-# (p50 / p99; the NVMe-oF workloads are in both), and the per-cell detail
-# with counters.  One line per item, fields separated by tabs:
+# that irn_cmp_markdown, irn_cmp_rst and irn_cmp_text print: a goodput
+# table (MB/s and % of the lossless figure, transports x conditions), a
+# latency table (p50 / p99; the NVMe-oF workloads are in both), the
+# ratios to stock rxe when it ran (irn_cmp_ratio_table), and the per-cell
+# detail with counters and vCPU use.  One line per item, fields separated
+# by tabs:
 #   T<tab>TITLE        a table begins
 #   H<tab>CELL...      its header row
 #   R<tab>CELL...      a row
 # Every cell holds a value, "-" (no such value for this workload) or
 # "n/a" / "failed".
 irn_cmp_tables() {
-	awk -F, '
+	irn_cmp_table_part pivots "$1"
+	irn_cmp_ratio_table "$1"
+	irn_cmp_table_part detail "$1"
+}
+
+# irn_cmp_table_part pivots|detail SUMMARY.csv: irn_cmp_tables' goodput
+# and latency tables, or its per-cell detail
+irn_cmp_table_part() {
+	awk -F, -v part="$1" '
 	function cell_bw(k) {
 		if (st[k] ~ /^n\/a/) return "n/a"
 		if (ok[k] == 0) return "failed"
@@ -222,6 +354,8 @@ irn_cmp_tables() {
 		return ms(p50[k]) " / " ms(p99[k])
 	}
 	function ms(us) { return us == "-" ? "-" : sprintf("%.2f", us / 1000) }
+	# a vCPU figure and its kernel share: "57 (30)"
+	function use(all, kernel) { return (all == "-" || all == "") ? "-" : all " (" kernel ")" }
 	function has(w, islat) { return islat ? w ~ /_lat$|^nvme_/ : w !~ /_lat$/ }
 	function pivot(title, islat,    i, j, k, line, any) {
 		any = 0
@@ -257,15 +391,55 @@ irn_cmp_tables() {
 			ms($col["lat_p50_us"]) "\t" ms($col["lat_p99_us"]) "\t" \
 			$col["qdisc_dropped"] "\t" $col["resent_pkts"] "\t" \
 			$col["recovery_events"] "\t" $col["timeouts"] "\t" \
+			use($col["cpu_a_pct"], $col["cpu_a_kernel_pct"]) "\t" \
+			use($col["cpu_b_pct"], $col["cpu_b_kernel_pct"]) "\t" \
 			(st[k] ~ /^n\/a: / ? "n/a (" substr(st[k], 6) ")" : st[k])
 	}
 	END {
-		pivot("Goodput, MB/s (% of the same transport on the lossless link with the same delay)", 0)
-		pivot("Latency, ms: p50 / p99", 1)
-		print "T\tPer cell: medians of the runs, with counters"
-		print "H\ttransport\tcondition\tworkload\tok runs\tMB/s\t% of lossless\tp50 ms\tp99 ms\tdropped\tresent pkts\trecovery events\ttimeouts\tstatus"
+		if (part == "pivots") {
+			pivot("Goodput, MB/s (% of the same transport on the lossless link with the same delay)", 0)
+			pivot("Latency, ms: p50 / p99", 1)
+			exit
+		}
+		print "T\tPer cell: medians of the runs, with counters and vCPU use"
+		print "H\ttransport\tcondition\tworkload\tok runs\tMB/s\t% of lossless\tp50 ms\tp99 ms\tdropped\tresent pkts\trecovery events\ttimeouts\tvCPU a % (kernel)\tvCPU b % (kernel)\tstatus"
 		for (i = 0; i < n; i++) print detail[i]
-	}' "$1"
+	}' "$2"
+}
+
+# irn_cmp_text: tables in irn_cmp_tables' form on stdin as plain text,
+# columns aligned, for the terminal
+irn_cmp_text() {
+	awk -F'\t' '
+	function flush(    r, j, s, u, d) {
+		for (r = 0; r < nr; r++) {
+			s = ""
+			for (j = 1; j <= nc; j++)
+				s = s (j > 1 ? "  " : "") sprintf("%-" w[j] "s", cell[r, j])
+			sub(/ +$/, "", s)
+			print s
+			if (r > 0 || !head) continue
+			u = ""
+			for (j = 1; j <= nc; j++) {
+				d = sprintf("%" w[j] "s", ""); gsub(/ /, "-", d)
+				u = u (j > 1 ? "  " : "") d
+			}
+			print u
+		}
+		nr = 0; nc = 0; head = 0
+		split("", w); split("", cell)
+	}
+	$1 == "T" { flush(); if (NR > 1) print ""; print $2; print ""; next }
+	$1 ~ /^[HR]$/ {
+		if ($1 == "H") head = 1
+		for (j = 2; j <= NF; j++) {
+			cell[nr + 0, j - 1] = $j
+			if (length($j) > w[j - 1]) w[j - 1] = length($j)
+		}
+		if (NF - 1 > nc) nc = NF - 1
+		nr++
+	}
+	END { flush() }'
 }
 
 # irn_cmp_markdown SUMMARY.csv: irn_cmp_tables as Markdown, a "###"
@@ -407,10 +581,12 @@ irn_cmp_headline() {
 #   goodput_vs_loss.png   ib_write_bw MB/s, and iperf3's (the tcp line)
 #   goodput_pct_vs_loss.png  the same as % of each line's lossless figure
 #   p99_vs_loss.png       ib_write_lat p99 (ms)
-# Prints the files written.  A plot with no data is not written.
+#   ratios_to_rxe.png     irn_cmp_ratios as bars, one panel per condition
+# Prints the files written.  A plot with no data is not written, nor one
+# against the loss rate with fewer than two rates (a lossless-only run).
 irn_cmp_plot() {
 	local sum=$1 dir=$2 what file ylabel field wl script title
-	for what in goodput pct p99; do
+	for what in goodput pct p99 ratios; do
 		case $what in
 		goodput) file=goodput_vs_loss.png field=bw_MBps wl="write_bw iperf3"
 			ylabel="goodput, MB/s (log scale)"
@@ -421,8 +597,13 @@ irn_cmp_plot() {
 		p99) file=p99_vs_loss.png field=lat_p99_us wl="write_lat"
 			ylabel="p99 latency, ms (log scale)"
 			title="ib_write_lat 64 B" ;;
+		ratios) file=ratios_to_rxe.png ;;
 		esac
-		script=$(irn_cmp_plot_script "$sum" "$dir/$file" "$field" "$wl" "$ylabel" "$title") || continue
+		if [[ $what == ratios ]]; then
+			script=$(irn_cmp_ratios "$sum" | irn_cmp_ratio_plot_script "$dir/$file") || continue
+		else
+			script=$(irn_cmp_plot_script "$sum" "$dir/$file" "$field" "$wl" "$ylabel" "$title") || continue
+		fi
 		gnuplot <<<"$script" 2>"$dir/$file.log" ||
 			{ irn_warn "gnuplot failed for $file (see $dir/$file.log)"; continue; }
 		rm -f "$dir/$file.log"
@@ -448,7 +629,7 @@ irn_cmp_plot_script() {
 		val[d, t, l] = v; pts++
 	}
 	END {
-		if (!pts) exit 1
+		if (!pts || nl < 2) exit 1
 		# loss rates sorted, each at its own x position (0, 0.1, 1 and 5
 		# would crowd together on a linear axis, and log(0) does not exist)
 		for (i = 1; i < nl; i++) {
@@ -492,4 +673,59 @@ irn_cmp_plot_script() {
 		}
 		if (nd > 1) print "unset multiplot"
 	}' "$1"
+}
+
+# irn_cmp_ratio_plot_script OUT.png: the gnuplot program for the ratios
+# CSV on stdin (irn_cmp_ratios): bars of each transport's ratio to rxe,
+# grouped by workload and figure, one panel per condition, a dashed line
+# at 1 (rxe).  Fails if there is no ratio to plot.
+irn_cmp_ratio_plot_script() {
+	awk -F, -v out="$1" '
+	NR == 1 || $8 == "-" { next }
+	{
+		f = $3 ($4 == "bw_MBps" ? "" : $4 == "lat_p50_us" ? " p50" : " p99")
+		if (!($1 in tseen)) { tseen[$1] = 1; trs[nt++] = $1 }
+		if (!($2 in cseen)) { cseen[$2] = 1; conds[nc++] = $2 }
+		if (!(f in fseen)) { fseen[f] = 1; figs[nf++] = f }
+		val[$2, f, $1] = $8; pts++
+		if ($8 + 0 > top[$2]) top[$2] = $8 + 0
+	}
+	END {
+		if (!pts) exit 1
+		cols = nc < 3 ? nc : 3; rows = int((nc + cols - 1) / cols)
+		w = 160 + cols * (200 + 36 * nf * nt)
+		print "set terminal pngcairo size " (w < 720 ? 720 : w) "," (60 + rows * 420) " font \",10\""
+		print "set output \"" out "\""
+		print "set termoption noenhanced"
+		print "set datafile missing \"?\""
+		print "set style data histograms"
+		print "set style histogram clustered gap 1"
+		print "set style fill solid 0.8 border -1"
+		print "set key outside right top"
+		print "set grid ytics"
+		print "set xtics rotate by -30"
+		print "set ylabel \"ratio to stock rxe (rxe = 1)\""
+		print "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 2"
+		for (m = 0; m < nc; m++) {
+			print "$d" m " << EOD"
+			for (i = 0; i < nf; i++) {
+				line = "\"" figs[i] "\""
+				for (t = 0; t < nt; t++)
+					line = line " " (((conds[m], figs[i], trs[t]) in val) ? val[conds[m], figs[i], trs[t]] : "?")
+				print line
+			}
+			print "EOD"
+		}
+		print "set multiplot layout " rows "," cols " title \"Over stock rxe (goodput: higher is better; latency: lower is better)\""
+		for (m = 0; m < nc; m++) {
+			print "set title \"" conds[m] "\""
+			# room above the highest bar, and rxe'"'"'s line in sight
+			print "set yrange [0:" (top[conds[m]] > 1 ? top[conds[m]] : 1) * 1.15 "]"
+			p = "plot"
+			for (t = 0; t < nt; t++)
+				p = p (t ? "," : "") " $d" m " using " (t + 2) (t ? "" : ":xtic(1)") " title \"" trs[t] "\""
+			print p
+		}
+		print "unset multiplot"
+	}'
 }

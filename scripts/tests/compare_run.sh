@@ -6,13 +6,17 @@
 # mode against irn with IRN, lossless and with 5% random loss,
 # ib_write_bw and ib_write_lat, one run of 2 s each, on two guests.
 # Passes when the results folder has runs.csv with one row per run (all
-# "ok", with a goodput or latency, and irn's retransmission counter
-# filled in), summary.csv, summary.md whose tables have no empty cell,
-# and the three PNG plots; when IRN resent packets under loss; and when
-# no guest console shows a kernel report (irn_bad_kernel_patterns:
-# WARNING:, BUG:, KASAN:, lockdep, ...), which compare.sh, booting its
-# guests with vm.sh --no-scan, does not look for.
-# Runs on the host (compare.sh boots its own guests); some 2 minutes.
+# "ok", with a goodput or latency, irn's retransmission counter and both
+# guests' vCPU use filled in), summary.csv, summary.md whose tables have
+# no empty cell, and the three PNG plots; when IRN resent packets under
+# loss; and when no guest console shows a kernel report
+# (irn_bad_kernel_patterns: WARNING:, BUG:, KASAN:, lockdep, ...), which
+# compare.sh, booting its guests with vm.sh --no-scan, does not look for.
+# Then the same two transports take turns twice in one boot (--rounds 2,
+# lossless, make bench's way): every run "ok" with its round's rep
+# number, and each turn's counters saved, so each turn had its device
+# (the module unloaded and loaded again between them).
+# Runs on the host (compare.sh boots its own guests); some 4 minutes.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -73,7 +77,8 @@ if [[ $rows == 8 ]]; then ok "8 runs in runs.csv"; else fail "runs.csv has $rows
 bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	$c["status"] != "ok" { print $c["transport"], $c["condition"], $c["workload"], $c["status"] }
 	$c["status"] == "ok" && $c["bw_MBps"] == "" && $c["lat_p99_us"] == "" { print $c["transport"], $c["condition"], $c["workload"], "no value" }
-	$c["status"] == "ok" && $c["retransmitted_pkts"] == "" { print $c["transport"], $c["condition"], $c["workload"], "no retransmitted_pkts" }' \
+	$c["status"] == "ok" && $c["retransmitted_pkts"] == "" { print $c["transport"], $c["condition"], $c["workload"], "no retransmitted_pkts" }
+	$c["status"] == "ok" && ($c["cpu_a_pct"] == "" || $c["cpu_b_pct"] == "") { print $c["transport"], $c["condition"], $c["workload"], "no vCPU use" }' \
 	"$OUT/runs.csv")
 if [[ -z $bad ]]; then
 	ok "every run ok, with values and counters"
@@ -104,5 +109,28 @@ for want in "| irn-gbn | write_bw |" "| irn | write_bw |" "| irn | write_lat |" 
 		fail "summary.md lacks '$want'"
 	fi
 done
+# --- the transports taking turns in one boot (--rounds 2) -------------------
+OUT2=$OUT-rounds
+rm -rf "$OUT2"
+rc=0
+"$ROOT/scripts/compare.sh" --rounds 2 --transports "irn-gbn irn" \
+	--conditions lossless --workloads "write_bw write_lat" \
+	--seconds 2 --lat-iters 50 --out "$OUT2" || rc=$?
+scan_consoles "$OUT2/raw"
+[[ $rc == 0 ]] || { echo "FAIL: scripts/compare.sh --rounds 2 exited with $rc"; exit 1; }
+# 2 transports x 2 workloads x 2 rounds, reps 1 and 2, all ok
+got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ print $c["transport"], $c["workload"], $c["rep"], $c["status"] }' "$OUT2/runs.csv" | sort | tr '\n' ';')
+want="irn write_bw 1 ok;irn write_bw 2 ok;irn write_lat 1 ok;irn write_lat 2 ok;irn-gbn write_bw 1 ok;irn-gbn write_bw 2 ok;irn-gbn write_lat 1 ok;irn-gbn write_lat 2 ok;"
+if [[ $got == "$want" ]]; then ok "--rounds 2: 8 runs ok, reps 1 and 2"; else fail "--rounds 2: runs '$got', expected '$want'"; fi
+for f in counters-irn-gbn-r1 counters-irn-r1 counters-irn-gbn-r2 counters-irn-r2; do
+	if grep -q retransmitted_pkts "$OUT2/raw/rounds/guest-a/out/$f.txt" 2>/dev/null; then
+		ok "--rounds 2: $f.txt"
+	else
+		fail "--rounds 2: no device counters in $OUT2/raw/rounds/guest-a/out/$f.txt"
+	fi
+done
+[[ ! -s $OUT2/ratios.csv ]] || fail "--rounds 2: ratios.csv without rxe"
+
 [[ $NFAIL == 0 ]] || { echo "$NFAIL check(s) failed; results in $OUT"; exit 1; }
-echo "PASS; results in $OUT"
+echo "PASS; results in $OUT and $OUT2"
