@@ -60,9 +60,10 @@
 # passes more rdma_irn module parameters to the transports with IRN on
 # (irn, irn-auto, irn-sack1; irn-gbn stays standard); IRN_CABLE=tcp
 # joins the guests over QEMU's TCP socket netdev (scripts/vm.sh).
-# --one-guest: both ends in one guest (2 vCPUs) instead of two, in network
-# namespaces n1 (clients) and n2 (servers) joined by a veth pair, with the
-# conditions on both veth ends; no QEMU cable.  One boot per transport
+# --one-guest: both ends in one guest (2 vCPUs; IRN_CMP_ONE_GUEST_CPUS
+# sets how many) instead of two, in network namespaces n1 (clients) and
+# n2 (servers) joined by a veth pair, with the conditions on both veth
+# ends; no QEMU cable.  One boot per transport
 # instead of two (with --rounds, one for all), but both ends share the
 # guest's CPUs: its figures do not compare with a two-guest run's.  Runs
 # irn-gbn, irn, irn-auto, irn-sack1 and tcp; rxe (stock rdma_rxe binds
