@@ -20,9 +20,9 @@
  *
  * irn registers as RDMA_DRIVER_RXE so that rdma-core's rxe provider drives
  * it, which means core lookups by driver id also find stock rxe devices:
- * every lookup here checks that the device is really ours, and module unload
- * walks irn's own device list instead of ib_unregister_driver(), which would
- * take stock rxe's devices down too.
+ * the lookup by netdev (irn_devref.c) checks that the device is really ours
+ * by its ops' owner, and module unload walks irn's own device list instead
+ * of ib_unregister_driver(), which would take stock rxe's devices down too.
  */
 
 #include <linux/if_arp.h>
@@ -43,6 +43,7 @@
 #include "irn_debugfs.h"
 #include "irn_dev.h"
 #include "irn_device.h"
+#include "irn_devref.h"
 #include "irn_hdr.h"
 #include "irn_mcast.h"
 #include "irn_net.h"
@@ -65,51 +66,12 @@ static struct workqueue_struct *irn_unreg_wq;
 static void irn_dealloc_driver(struct ib_device *ibdev);
 
 static const struct ib_device_ops irn_dev_ops = {
+	/* What tells irn's devices from stock rxe's (irn_devref.c). */
 	.owner		= THIS_MODULE,
 	.driver_id	= RDMA_DRIVER_RXE,
 	.uverbs_abi_ver	= IRN_UVERBS_ABI_VERSION,
 	.dealloc_driver	= irn_dealloc_driver,
 };
-
-static bool is_irn_dev(const struct ib_device *ibdev)
-{
-	return ibdev->ops.dealloc_driver == irn_dealloc_driver;
-}
-
-/**
- * irn_device_get_by_netdev() - the irn device bound to a netdev
- * @ndev: netdev
- *
- * Context: any; safe in softirq.
- * Return: the device with a registration reference held (drop it with
- * irn_device_put()), or NULL if @ndev has no irn device that is registered
- * and enabled (the RDMA core disables a device while it moves it to
- * another namespace).
- */
-struct irn_dev *irn_device_get_by_netdev(struct net_device *ndev)
-{
-	struct ib_device *ibdev;
-
-	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
-	if (!ibdev)
-		return NULL;
-	if (!is_irn_dev(ibdev)) {
-		ib_device_put(ibdev);
-		return NULL;
-	}
-	return to_irn_dev(ibdev);
-}
-
-/**
- * irn_device_put() - drop a reference from irn_device_get_by_netdev()
- * @dev: device
- *
- * Context: any.
- */
-void irn_device_put(struct irn_dev *dev)
-{
-	ib_device_put(&dev->ib_dev);
-}
 
 static int check_netdev(const char *name, struct net_device *ndev)
 {
@@ -466,7 +428,7 @@ static int irn_netdev_event(struct notifier_block *nb, unsigned long event,
 		return unregister_netdev_device(ndev) ? NOTIFY_OK : NOTIFY_DONE;
 
 	/* Port events matter to registered, enabled devices only. */
-	dev = irn_device_get_by_netdev(ndev);
+	dev = irn_devref_get_by_netdev(ndev);
 	if (!dev)
 		return NOTIFY_DONE;
 
@@ -485,7 +447,7 @@ static int irn_netdev_event(struct notifier_block *nb, unsigned long event,
 	default:
 		break;
 	}
-	irn_device_put(dev);
+	irn_devref_put(dev);
 	return NOTIFY_OK;
 }
 

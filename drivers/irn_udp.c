@@ -20,7 +20,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "irn_dev.h"
-#include "irn_device.h"
+#include "irn_devref.h"
 #include "irn_recv.h"
 #include "irn_udp.h"
 
@@ -54,9 +54,9 @@ static struct irn_dev *find_dev(struct net *net, struct sk_buff *skb)
 		ndev = vlan_dev_real_dev(ndev);
 	if (!ndev)
 		return NULL;
-	dev = irn_device_get_by_netdev(ndev);
+	dev = irn_devref_get_by_netdev(ndev);
 	if (dev && !net_eq(dev->net, net)) {
-		irn_device_put(dev);
+		irn_devref_put(dev);
 		return NULL;
 	}
 	return dev;
@@ -79,7 +79,7 @@ static int irn_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		return 0;
 	}
 	irn_recv(dev, skb);
-	irn_device_put(dev);
+	irn_devref_put(dev);
 	return 0;
 }
 
