@@ -124,11 +124,14 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_gap_ns);
  * @now_ns: the time
  *
  * Moves the pacing clock on by the packet's time at the QP's rate: from
- * the previous packet's due time, or from now after a pause (a pause
- * earns no burst beyond IRN_FLOW_PACE_SLACK_NS).  DCQCN's rate is its
- * current rate; the delay controller paces only a window under one
- * packet, one packet per srtt / window.  Requests and read responses
- * share the clock: the rate is the QP's.
+ * the previous packet's due time, or, when that is more than one such
+ * time ago, from one such time ago.  A pacing timer that fires late (by
+ * up to a packet's time, as a guest's timers do) costs the QP none of
+ * its rate, and a pause earns at most one packet's worth of burst
+ * (beyond IRN_FLOW_PACE_SLACK_NS).  DCQCN's rate is its current rate; the
+ * delay controller paces only a window under one packet, one packet per
+ * srtt / window.  Requests and read responses share the clock: the rate
+ * is the QP's.
  *
  * Context: the requester or the responder; takes the flow's cc_lock.
  */
@@ -154,7 +157,9 @@ void irn_flow_on_sent(struct irn_flow *f, u32 bytes, u64 now_ns)
 				      f->delay.st.cwnd);
 		break;
 	}
-	WRITE_ONCE(f->next_ns, gap ? max(f->next_ns, now_ns) + gap : 0);
+	if (gap)
+		gap += max(f->next_ns, now_ns - min(now_ns, gap));
+	WRITE_ONCE(f->next_ns, gap);
 	spin_unlock_bh(&f->cc_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_sent);

@@ -293,7 +293,8 @@ static void irn_test_flow_gap(struct kunit *test)
  * DCQCN's rate paces the QP.  A packet may go IRN_FLOW_PACE_SLACK_NS
  * (200 us) before it is due, so the QP sends that much at once and then
  * waits.  A CNP (alpha still 1) halves the rate, doubling the spacing; a
- * second later the rate is back, and the pause earned no burst.
+ * second later the rate is back, and the pause earned one packet's time
+ * (80 us at 100 Mbit/s) and no more.
  */
 static void irn_test_flow_pacing(struct kunit *test)
 {
@@ -319,7 +320,34 @@ static void irn_test_flow_pacing(struct kunit *test)
 	irn_flow_on_sent(&f, 1000, 1000 * MS);
 	KUNIT_EXPECT_EQ(test, irn_flow_rate_kbps(&f, 1000 * MS), 100000U);
 	KUNIT_EXPECT_EQ(test, irn_flow_next_send(&f),
-			(ktime_t)(1000 * MS - 120 * US));
+			(ktime_t)(1000 * MS - 200 * US));
+}
+
+/*
+ * A pacing timer that fires late costs no rate: at 100 Mbit/s a
+ * 1000-byte packet is due every 80 us, and packets sent 50 us after
+ * they were due keep every later packet on its own schedule.  A packet
+ * later than one packet's time starts the clock again from one packet's
+ * time ago.
+ */
+static void irn_test_flow_pacing_late(struct kunit *test)
+{
+	struct irn_cc_config cfg;
+	struct irn_flow f;
+	u64 due = 0;
+	int i;
+
+	irn_flow_init(&f, 0);
+	irn_cc_config_default(&cfg, IRN_CC_DCQCN);
+	cfg.dcqcn.max_kbps = 100000;
+	irn_flow_cc_start(&f, &cfg, 1, 0);
+	for (i = 0; i < 100; i++) {
+		irn_flow_on_sent(&f, 1000, due + 50 * US);
+		due += 80 * US;
+		KUNIT_EXPECT_EQ(test, READ_ONCE(f.next_ns), due);
+	}
+	irn_flow_on_sent(&f, 1000, due + 300 * US);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(f.next_ns), due + 300 * US);
 }
 
 /* The delay controller narrows the window and ignores CNPs. */
@@ -464,6 +492,7 @@ static void irn_test_flow_cc_none(struct kunit *test)
 static struct kunit_case irn_flow_cases[] = {
 	KUNIT_CASE(irn_test_flow_gap),
 	KUNIT_CASE(irn_test_flow_pacing),
+	KUNIT_CASE(irn_test_flow_pacing_late),
 	KUNIT_CASE(irn_test_flow_delay_window),
 	KUNIT_CASE(irn_test_flow_delay_grows_on_acks),
 	KUNIT_CASE(irn_test_flow_ack_every),
