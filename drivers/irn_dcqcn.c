@@ -24,6 +24,12 @@
  * alpha that decayed to 0 over a quiet spell would let a new incast's
  * first CNPs cut next to nothing.
  *
+ * A CNP within the monitor period of the last cut is ignored, as the
+ * hardware ignores it (rp_rate_reduce_monitor_period): a peer that
+ * sends CNPs faster than its notification point should (stock
+ * implementations differ in their intervals) cuts once per period, not
+ * once per CNP.
+ *
  * The timers are not armed: the periods that elapsed are applied when
  * the rate is next looked at, so an idle QP costs nothing.
  */
@@ -40,8 +46,8 @@
  * irn_dcqcn_params_default() - the reaction point's default parameters
  * @p: filled in
  *
- * mlx5's defaults for the rate steps, the increase periods and the cut
- * floor; the paper's g (1/256) and K (55 us); 1 Gbit/s as the line rate,
+ * mlx5's defaults for the rate steps, the increase periods, the cut
+ * floor and the monitor period; the paper's g (1/256) and K (55 us); 1 Gbit/s as the line rate,
  * which a QP under QEMU TCG does not reach (Documentation/ops-guide.rst
  * says how to set the real one).
  *
@@ -59,6 +65,7 @@ void irn_dcqcn_params_default(struct irn_dcqcn_params *p)
 	p->bytes = 32767;
 	p->threshold = 1;
 	p->min_dec_pct = 50;
+	p->cut_ns = 4 * NSEC_PER_USEC;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_dcqcn_params_default);
 
@@ -100,6 +107,7 @@ void irn_dcqcn_init(struct irn_dcqcn *d, const struct irn_dcqcn_params *p,
 	d->byte_acc = 0;
 	d->timer_count = 0;
 	d->byte_count = 0;
+	d->cut_at = 0;
 	d->cuts = 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_dcqcn_init);
@@ -182,12 +190,16 @@ EXPORT_SYMBOL_IF_KUNIT(irn_dcqcn_advance);
  * @now_ns: the time
  *
  * Context: under the owner's lock.
+ * Return: true if the CNP cut the rate, false if it came within the
+ * monitor period of the last cut.
  */
-void irn_dcqcn_on_cnp(struct irn_dcqcn *d, const struct irn_dcqcn_params *p,
+bool irn_dcqcn_on_cnp(struct irn_dcqcn *d, const struct irn_dcqcn_params *p,
 		      u64 now_ns)
 {
 	u64 cut, floor;
 
+	if (d->cuts && now_ns < d->cut_at + p->cut_ns)
+		return false;
 	irn_dcqcn_advance(d, p, now_ns);
 	if (d->rc_kbps >= p->max_kbps)
 		d->alpha = IRN_DCQCN_ONE;
@@ -202,7 +214,9 @@ void irn_dcqcn_on_cnp(struct irn_dcqcn *d, const struct irn_dcqcn_params *p,
 	d->byte_acc = 0;
 	d->timer_count = 0;
 	d->byte_count = 0;
+	d->cut_at = now_ns;
 	d->cuts++;
+	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_dcqcn_on_cnp);
 

@@ -214,6 +214,7 @@ static void add_cc_params(struct dentry *d, struct irn_cc_config *cc)
 	debugfs_create_u32("bytes", 0600, p, &q->bytes);
 	debugfs_create_u32("threshold", 0600, p, &q->threshold);
 	debugfs_create_u32("min_dec_pct", 0600, p, &q->min_dec_pct);
+	debugfs_create_u64("cut_ns", 0600, p, &q->cut_ns);
 	p = debugfs_create_dir("delay", d);
 	debugfs_create_u64("target_ns", 0600, p, &y->target_ns);
 	debugfs_create_u32("ai", 0600, p, &y->ai);

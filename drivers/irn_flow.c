@@ -169,20 +169,24 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_sent);
  * @f: flow state
  * @now_ns: the time
  *
- * Only DCQCN reacts; the other algorithms ignore CNPs.
+ * Only DCQCN reacts, at most once per monitor period; the other
+ * algorithms ignore CNPs.
  *
  * Context: the receive path.
  * Return: true if the rate was cut.
  */
 bool irn_flow_on_cnp(struct irn_flow *f, u64 now_ns)
 {
+	bool cut;
+
 	if (READ_ONCE(f->algo) != IRN_CC_DCQCN)
 		return false;
 	spin_lock_bh(&f->cc_lock);
-	irn_dcqcn_on_cnp(&f->dcqcn.st, &f->dcqcn.p, now_ns);
-	trace_irn_cc(f->qpn, "cnp", f->dcqcn.st.rc_kbps, 0);
+	cut = irn_dcqcn_on_cnp(&f->dcqcn.st, &f->dcqcn.p, now_ns);
+	if (cut)
+		trace_irn_cc(f->qpn, "cnp", f->dcqcn.st.rc_kbps, 0);
 	spin_unlock_bh(&f->cc_lock);
-	return true;
+	return cut;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_cnp);
 

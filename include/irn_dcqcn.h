@@ -35,6 +35,8 @@
  * @threshold: increase events of fast recovery (rp_threshold, F)
  * @min_dec_pct: a cut keeps at least this percentage of the current
  *		 rate (rp_min_dec_fac)
+ * @cut_ns: a CNP within this long of the last cut is ignored
+ *	    (rp_rate_reduce_monitor_period); 0: every CNP cuts
  */
 struct irn_dcqcn_params {
 	u32	max_kbps;
@@ -47,6 +49,7 @@ struct irn_dcqcn_params {
 	u32	bytes;
 	u32	threshold;
 	u32	min_dec_pct;
+	u64	cut_ns;
 };
 
 /**
@@ -59,6 +62,7 @@ struct irn_dcqcn_params {
  * @byte_acc: bytes sent in the current byte counter period
  * @timer_count: timer periods since the last cut
  * @byte_count: byte counter periods since the last cut
+ * @cut_at: the time of the last cut, if @cuts
  * @cuts: CNPs that cut the rate
  */
 struct irn_dcqcn {
@@ -70,6 +74,7 @@ struct irn_dcqcn {
 	u32	byte_acc;
 	u32	timer_count;
 	u32	byte_count;
+	u64	cut_at;
 	u64	cuts;
 };
 
@@ -79,7 +84,7 @@ void irn_dcqcn_init(struct irn_dcqcn *d, const struct irn_dcqcn_params *p,
 		    u64 now_ns);
 void irn_dcqcn_advance(struct irn_dcqcn *d, const struct irn_dcqcn_params *p,
 		       u64 now_ns);
-void irn_dcqcn_on_cnp(struct irn_dcqcn *d, const struct irn_dcqcn_params *p,
+bool irn_dcqcn_on_cnp(struct irn_dcqcn *d, const struct irn_dcqcn_params *p,
 		      u64 now_ns);
 void irn_dcqcn_on_sent(struct irn_dcqcn *d, const struct irn_dcqcn_params *p,
 		       u32 bytes);

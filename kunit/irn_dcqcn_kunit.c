@@ -12,11 +12,16 @@
 #define US	1000ULL
 #define GBIT	1000000U	/* in kbit/s */
 
-/* The defaults, with room above the rates the scripts reach. */
+/*
+ * The defaults, with room above the rates the scripts reach, and every
+ * CNP cutting (the scripts send several at once; the monitor period has
+ * a test of its own).
+ */
 static void params(struct irn_dcqcn_params *p)
 {
 	irn_dcqcn_params_default(p);
 	p->max_kbps = 10 * GBIT;
+	p->cut_ns = 0;
 }
 
 static void irn_test_dcqcn_defaults_valid(struct kunit *test)
@@ -228,6 +233,34 @@ static void irn_test_dcqcn_idle_recovers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.rc_kbps, p.max_kbps);
 }
 
+/*
+ * With the default monitor period (4 us), CNPs 1 and 3 us after a cut
+ * change nothing; one 4 us after it cuts again, by the alpha the first
+ * cut left.
+ */
+static void irn_test_dcqcn_monitor_period(struct kunit *test)
+{
+	struct irn_dcqcn_params p;
+	struct irn_dcqcn d;
+	u32 alpha;
+
+	irn_dcqcn_params_default(&p);
+	p.max_kbps = 10 * GBIT;
+	irn_dcqcn_init(&d, &p, 0);
+	KUNIT_EXPECT_TRUE(test, irn_dcqcn_on_cnp(&d, &p, 0));
+	alpha = d.alpha;
+	KUNIT_EXPECT_FALSE(test, irn_dcqcn_on_cnp(&d, &p, 1 * US));
+	KUNIT_EXPECT_FALSE(test, irn_dcqcn_on_cnp(&d, &p, 3 * US));
+	KUNIT_EXPECT_EQ(test, d.rc_kbps, 5 * GBIT);
+	KUNIT_EXPECT_EQ(test, d.alpha, alpha);
+	KUNIT_EXPECT_EQ(test, d.cuts, 1ULL);
+	KUNIT_EXPECT_TRUE(test, irn_dcqcn_on_cnp(&d, &p, 4 * US));
+	KUNIT_EXPECT_EQ(test, d.rt_kbps, 5 * GBIT);
+	KUNIT_EXPECT_EQ(test, d.rc_kbps,
+			(u32)((u64)5 * GBIT * (2048 - alpha) / 2048));
+	KUNIT_EXPECT_EQ(test, d.cuts, 2ULL);
+}
+
 static struct kunit_case irn_dcqcn_cases[] = {
 	KUNIT_CASE(irn_test_dcqcn_defaults_valid),
 	KUNIT_CASE(irn_test_dcqcn_first_cnp_halves),
@@ -238,6 +271,7 @@ static struct kunit_case irn_dcqcn_cases[] = {
 	KUNIT_CASE(irn_test_dcqcn_hyper_increase),
 	KUNIT_CASE(irn_test_dcqcn_cnp_restarts),
 	KUNIT_CASE(irn_test_dcqcn_idle_recovers),
+	KUNIT_CASE(irn_test_dcqcn_monitor_period),
 	{}
 };
 
