@@ -476,8 +476,9 @@ static void handle_timeout(struct irn_qp *qp)
 	if (qp->comp.backoff < 8)
 		qp->comp.backoff++;
 	spin_lock_bh(&qp->irn.sb_lock);
+	irn_qp_sb_clock(qp);
 	irn_sb_timeout(&qp->irn.sb, qp->comp.rto_end,
-		       irn_flow_narrowed(&qp->flow));
+		       irn_flow_narrowed(&qp->flow), qp->comp.rto_spent_ns);
 	trace_irn_recovery(irn_qp_num(qp), short_rto ? "rto_short" :
 			   "rto_long", qp->irn.sb.una, qp->irn.sb.high,
 			   qp->irn.sb.recover, qp->flow.srtt_ns,

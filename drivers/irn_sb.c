@@ -729,17 +729,40 @@ void irn_sb_rewound(struct irn_sb *sb, u32 from, u32 to)
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_rewound);
 
+/*
+ * One past the run of PSNs from @p on, before @nxt, each delivered or
+ * sent at least @wait_ns before the scoreboard's clock: at most the
+ * scoreboard's size looked at, once per timeout.
+ */
+static u32 overdue_until(const struct irn_sb *sb, u32 p, u32 nxt,
+			 u64 wait_ns)
+{
+	u64 sent;
+
+	for (; irn_psn_before(p, nxt) && tracked(sb, p); p = irn_psn_add(p, 1)) {
+		if (irn_sb_test(sb, p))
+			continue;
+		sent = READ_ONCE(sb->sent_ns[bit(sb, p)]);
+		if (sent > sb->now_ns || sb->now_ns - sent < wait_ns)
+			break;
+	}
+	return p;
+}
+
 /**
  * irn_sb_timeout() - the retransmission timer expired
- * @sb: scoreboard
+ * @sb: scoreboard, its clock set (irn_sb_clock())
  * @nxt: next new PSN the requester would send
  * @all: everything in flight is lost
+ * @wait_ns: how long the timer waited for una; 0 if unknown
  *
  * A new episode starts from una, in which what was already resent may be
  * resent again.  With IRN_SB_TAIL packets in flight or fewer (a tail, too
  * short for later packets to reveal its losses), or with @all, all of
- * them are lost; otherwise the oldest and every hole before the highest
- * delivered PSN are, and the rest is left to the acknowledgments that
+ * them are lost.  Otherwise the oldest is, every hole before the highest
+ * delivered PSN, and the run from una on of PSNs sent at least @wait_ns
+ * ago: their acknowledgments are as late as una's, as RACK marks on a
+ * timeout (RFC 8985, 6.3).  The rest is left to the acknowledgments that
  * follow.  The caller sets @all when no later packet will follow to
  * reveal the rest (a congestion window that holds less than what is in
  * flight: RFC 6675's and RFC 5681's timeout).  Until the next episode
@@ -748,7 +771,7 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_rewound);
  *
  * Context: the completer, under the QP's scoreboard lock.
  */
-void irn_sb_timeout(struct irn_sb *sb, u32 nxt, bool all)
+void irn_sb_timeout(struct irn_sb *sb, u32 nxt, bool all, u64 wait_ns)
 {
 	bitmap_zero(sb->resent, sb->size);
 	if (all || irn_psn_diff(nxt, sb->una) <= IRN_SB_TAIL)
@@ -757,6 +780,10 @@ void irn_sb_timeout(struct irn_sb *sb, u32 nxt, bool all)
 		sb->lost_until = sb->high;
 	else
 		sb->lost_until = irn_psn_add(sb->una, 1);
+	if (wait_ns && irn_psn_before(sb->lost_until, nxt))
+		sb->lost_until = irn_psn_max(sb->lost_until,
+					     overdue_until(sb, sb->una, nxt,
+							   wait_ns));
 	sb->cursor = sb->una;
 	sb->in_recovery = true;
 	sb->timed_out = true;

@@ -134,7 +134,7 @@ bool irn_sb_lost(const struct irn_sb *sb, u32 psn);
 bool irn_sb_next_lost(struct irn_sb *sb, u32 *psn);
 void irn_sb_mark_resent(struct irn_sb *sb, u32 psn, u32 n);
 bool irn_sb_start_recovery(struct irn_sb *sb, u32 nxt);
-void irn_sb_timeout(struct irn_sb *sb, u32 nxt, bool all);
+void irn_sb_timeout(struct irn_sb *sb, u32 nxt, bool all, u64 wait_ns);
 u32 irn_sb_lost_waiting(const struct irn_sb *sb);
 void irn_sb_rewound(struct irn_sb *sb, u32 from, u32 to);
 bool irn_sb_take_reordered(struct irn_sb *sb);

@@ -369,7 +369,7 @@ static void irn_test_sb_script(struct kunit *test)
 					       "step %d", i);
 			break;
 		case TIMEOUT:
-			irn_sb_timeout(&sb, at, false);
+			irn_sb_timeout(&sb, at, false, 0);
 			break;
 		case FIRST:
 			KUNIT_EXPECT_EQ_MSG(test, irn_sb_first_missing(&sb), at,
@@ -446,11 +446,11 @@ static void irn_test_sb_timeout_all(struct kunit *test)
 	irn_sb_clock(&sb, 2000, 0);
 	KUNIT_EXPECT_EQ(test, irn_sb_lost_waiting(&sb), 0U);
 
-	irn_sb_timeout(&sb, 110, false);
+	irn_sb_timeout(&sb, 110, false, 0);
 	KUNIT_EXPECT_EQ(test, irn_sb_lost_waiting(&sb), 4U);
 	KUNIT_EXPECT_FALSE(test, irn_sb_lost(&sb, 105));
 
-	irn_sb_timeout(&sb, 110, true);
+	irn_sb_timeout(&sb, 110, true, 0);
 	KUNIT_EXPECT_EQ(test, irn_sb_lost_waiting(&sb), 9U);
 	for (i = 0; i < 9; i++) {
 		KUNIT_ASSERT_TRUE(test, irn_sb_next_lost(&sb, &psn));
@@ -459,6 +459,40 @@ static void irn_test_sb_timeout_all(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, irn_sb_lost_waiting(&sb), 8 - i);
 	}
 	KUNIT_EXPECT_FALSE(test, irn_sb_next_lost(&sb, &psn));
+	irn_sb_free(&sb);
+}
+
+/*
+ * Ten PSNs in flight from 100, none delivered: 100-104 sent at 1000,
+ * 105-109 at 8000.  A timeout at 10000 that waited 5000 for una finds
+ * 100-104 lost too (their acknowledgments are as late as una's), not
+ * 105-109; without its wait only una is.  A delivered PSN inside the run
+ * does not end it.
+ */
+static void irn_test_sb_timeout_overdue(struct kunit *test)
+{
+	struct irn_sb sb;
+	u32 i;
+
+	KUNIT_ASSERT_EQ(test, irn_sb_init(&sb, 64, GFP_KERNEL), 0);
+	irn_sb_reset(&sb, 100);
+	for (i = 0; i < 10; i++)
+		irn_sb_sent(&sb, 100 + i, i < 5 ? 1000 : 8000);
+	irn_sb_clock(&sb, 10000, 0);
+	irn_sb_timeout(&sb, 110, false, 0);
+	KUNIT_EXPECT_EQ(test, irn_sb_lost_waiting(&sb), 1U);
+	irn_sb_timeout(&sb, 110, false, 5000);
+	KUNIT_EXPECT_EQ(test, irn_sb_lost_waiting(&sb), 5U);
+	KUNIT_EXPECT_TRUE(test, irn_sb_lost(&sb, 104));
+	KUNIT_EXPECT_FALSE(test, irn_sb_lost(&sb, 105));
+
+	irn_sb_mark(&sb, 102);
+	irn_sb_timeout(&sb, 110, false, 0);
+	KUNIT_EXPECT_EQ(test, irn_sb_lost_waiting(&sb), 2U);
+	irn_sb_timeout(&sb, 110, false, 5000);
+	KUNIT_EXPECT_EQ(test, irn_sb_lost_waiting(&sb), 4U);
+	KUNIT_EXPECT_FALSE(test, irn_sb_lost(&sb, 102));
+	KUNIT_EXPECT_TRUE(test, irn_sb_lost(&sb, 103));
 	irn_sb_free(&sb);
 }
 
@@ -490,7 +524,7 @@ static void irn_test_sb_mark_semantics(struct kunit *test)
 	/* ... nor after a timeout opens a new episode: which copy is unknown */
 	irn_sb_rewound(&sb, 14, 15);
 	irn_sb_sent(&sb, 14, 1200);
-	irn_sb_timeout(&sb, 15, false);
+	irn_sb_timeout(&sb, 15, false, 0);
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 13, 1700), 0ULL);
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 14, 1700), 0ULL);
 	KUNIT_EXPECT_EQ(test, irn_sb_rtt(&sb, 12, 1700), 700ULL);
@@ -576,6 +610,7 @@ static struct kunit_case irn_sb_cases[] = {
 	KUNIT_CASE_PARAM(irn_test_sb_script, sb_gen_params),
 	KUNIT_CASE(irn_test_sb_mark_semantics),
 	KUNIT_CASE(irn_test_sb_timeout_all),
+	KUNIT_CASE(irn_test_sb_timeout_overdue),
 	KUNIT_CASE(irn_test_sb_drop_known),
 	KUNIT_CASE(irn_test_sb_walk_once),
 	{}
