@@ -251,6 +251,12 @@ phase()
 			-x "$GIDX" -p "$PROBE_PORT" -F -s 64 -n "$PROBE_N" -u 18 \
 			>"$IRN_OUT/$name-probe-server.log" 2>&1 &
 		pids+=($!)
+		# the senders connect once, a second after this
+		for ((i = 0; i < $(wc -w <<<"$IRN_SENDERS"); i++)); do
+			irn_wait_for 60 "$name server on port $((PORT + i))" \
+				irn_tcp_listening $((PORT + i))
+		done
+		irn_wait_for 60 "$name probe server" irn_tcp_listening "$PROBE_PORT"
 		all_reach "$name-listening"
 		all_reach "$name-done"
 		kill "${pids[@]}" 2>/dev/null || true

@@ -105,11 +105,6 @@ write_bw()
 		  -u "$QP_TIMEOUT")
 }
 
-listening()
-{
-	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
-}
-
 no_resources()
 {
 	[[ $(irn_pid_resources "$1") -eq 0 ]]
@@ -325,7 +320,7 @@ fault_phase_server()
 	timeout -k 5 $((LIMIT + 30)) "${WRITE_BW[@]}" "${len[@]}" \
 		>"$IRN_OUT/faults-$phase-server.log" 2>&1 &
 	spid=$!
-	irn_wait_for 30 "ib_write_bw server on port $port" listening "$port"
+	irn_wait_for 30 "ib_write_bw server on port $port" irn_tcp_listening "$port"
 	irn_put "$phase-ready" 1
 	diag_start "$phase" "$spid"
 	wait "$spid" || src=$?
@@ -400,7 +395,7 @@ unreg_phase()
 	timeout -k 5 $((LIMIT + 30)) ib_write_bw -d "$dev" -x "$gidx" \
 		-p "$port" -F "${TIMED[@]}" >"$IRN_OUT/faults-unreg-server.log" 2>&1 &
 	spid=$!
-	irn_wait_for 30 "loopback server on port $port" listening "$port"
+	irn_wait_for 30 "loopback server on port $port" irn_tcp_listening "$port"
 	# now: on the debug kernel the transfer can end before client_pid's
 	# resource listing does
 	spid_rdma=$(pgrep -P "$spid" -x ib_write_bw) ||

@@ -67,11 +67,6 @@ irn_dev_up
 irn_trace_irn
 irn_barrier devs-up
 
-listening()
-{
-	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
-}
-
 # Unreclaimable slab plus vmalloc, in kB.
 kernel_mem_kb()
 {
@@ -120,7 +115,7 @@ round()
 		names+=("${TOOLS[i]} server")
 	done
 	for i in "${!TOOLS[@]}"; do
-		irn_wait_for 60 "${TOOLS[i]} server" listening \
+		irn_wait_for 60 "${TOOLS[i]} server" irn_tcp_listening \
 			$((19300 + n * 10 + 2 * i + d))
 	done
 	irn_put "round-$n-ready-$IRN_ROLE" 1

@@ -170,6 +170,13 @@ irn_wait_for()
 	irn_fail "timed out after ${secs}s waiting for: $what"
 }
 
+# irn_tcp_listening PORT: something listens on TCP PORT (a perftest or
+# iperf3 server is ready for its client)
+irn_tcp_listening()
+{
+	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
+}
+
 irn_module_loaded()
 {
 	grep -q "^$1 " /proc/modules
