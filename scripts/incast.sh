@@ -26,9 +26,9 @@
 #                        dropped (the senders' windows hold 128 packets
 #                        each; what PFC gives a lossless fabric)
 #   shallow       none   HTB at the rate, a 32-packet FIFO
-#   shallow-dcqcn dcqcn  HTB at the rate, fq_codel marking CE past 1 ms of
-#                        queue (ecn ce_threshold 1ms), 32 packets at most;
-#                        IRN_INCAST_MARK replaces it
+#   shallow-dcqcn dcqcn  HTB at the rate, fq_codel marking CE past 10 ms
+#                        of queue (ecn ce_threshold 10ms), 32 packets at
+#                        most; IRN_INCAST_MARK replaces it
 #   shallow-delay delay  the 32-packet FIFO again
 #   rxe-deep      rxe    deep, on stock rdma_rxe (go-back-N, no congestion
 #                        control): the senders and the receiver switch
@@ -52,14 +52,15 @@
 #   IRN_INCAST_KNOBS  the device's other tunables, "NAME=VALUE ..." written
 #                     to NAME in the same directory after those two, on
 #                     the receiver and every sender (e.g. "cap=64
-#                     cnp_interval_us=10000"; dcqcn/NAME and delay/NAME
-#                     too); a NAME the device does not have fails the run,
-#                     and cc is each phase's own.  Default: none
+#                     rto_low_us=5000"; dcqcn/NAME and delay/NAME too); a
+#                     NAME the device does not have fails the run, and cc
+#                     is each phase's own.  Default:
+#                     "cnp_interval_us=10000"
 #   IRN_INCAST_MARK   the switch's marking queue of shallow-dcqcn and
 #                     tcp-dctcp, tc's arguments for its qdisc (e.g.
-#                     "fq_codel limit 32 ecn ce_threshold 10ms target
-#                     30ms"); no ";", "," or "|".  Default: "fq_codel
-#                     limit 32 ecn ce_threshold 1ms"
+#                     "fq_codel limit 32 ecn ce_threshold 1ms"); no ";",
+#                     "," or "|".  Default: "fq_codel limit 32 ecn
+#                     ce_threshold 10ms target 30ms"
 #   IRN_INCAST_TRACE  1: record the irn tracepoints of each phase
 set -euo pipefail
 
@@ -73,20 +74,27 @@ SENDERS=3 SECS=20 RATE=5 OUT='' PHASE_NAMES=''
 # DCQCN scaled to this bed (dcqcn/ in debugfs, IRN_INCAST_DCQCN): mlx5's
 # steps suit links of 25 to 100 Gbit/s and round trips of microseconds;
 # here a sender moves a few Mbit/s, a round trip takes milliseconds and a
-# QP gets a CNP every few milliseconds, so the line rate and the increase
-# steps are scaled down, the periods up, and g up to 1/16.
-DCQCN=${IRN_INCAST_DCQCN:-max_kbps=20000 ai_kbps=20 hai_kbps=200 timer_ns=10000000 alpha_ns=20000000 g=64}
+# QP gets a CNP every few milliseconds, so the line rate (the
+# bottleneck's) and the increase steps are scaled down, the periods up
+# (the monitor period to the increase timer's, as the paper's CNP
+# interval matches its timer), g up to 1/16, and the floor down to 100
+# kbit/s: at mlx5's 1 Mbit/s three senders' floors fill most of the link.
+DCQCN=${IRN_INCAST_DCQCN:-max_kbps=5000 min_kbps=100 ai_kbps=20 hai_kbps=200 timer_ns=10000000 alpha_ns=20000000 g=64 cut_ns=10000000}
 # The delay controller likewise (delay/ in debugfs, IRN_INCAST_DELAY):
 # its 1 ms target is less than one packet's time at 5 Mbit/s (1.7 ms)
 # and far below the jitter of five guests on two CPUs; 15 ms lets each
 # sender keep a few packets queued at its fair share.
 DELAY=${IRN_INCAST_DELAY:-target_ns=15000000}
-# The device's other knobs (debugfs, IRN_INCAST_KNOBS): none.
-KNOBS=${IRN_INCAST_KNOBS:-}
+# The device's other knobs (debugfs, IRN_INCAST_KNOBS): the receiver's
+# CNPs at most every 10 ms per QP, the increase timer's period (the
+# paper's 50 us against its 55 us timer).
+KNOBS=${IRN_INCAST_KNOBS:-cnp_interval_us=10000}
 # The marking queue (IRN_INCAST_MARK): fq_codel marks CE once a packet
-# has spent a millisecond in the queue, and holds 32 packets as the
-# shallow FIFO does.
-MARK=${IRN_INCAST_MARK:-fq_codel limit 32 ecn ce_threshold 1ms}
+# has spent 10 ms in the queue (six packets' time at 5 Mbit/s: a
+# threshold under one packet's time, 1.7 ms, marks every packet that
+# waits behind another, whatever the load), CoDel's own target is 30 ms,
+# and it holds 32 packets as the shallow FIFO does.
+MARK=${IRN_INCAST_MARK:-fq_codel limit 32 ecn ce_threshold 10ms target 30ms}
 
 usage() {
 	sed -n '4,/^[^#]/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
