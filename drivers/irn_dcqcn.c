@@ -47,9 +47,9 @@
  * @p: filled in
  *
  * mlx5's defaults for the rate steps, the increase periods, the cut
- * floor and the monitor period; the paper's g (1/256) and K (55 us); 1 Gbit/s as the line rate,
- * which a QP under QEMU TCG does not reach (Documentation/ops-guide.rst
- * says how to set the real one).
+ * floor and the monitor period; the paper's g (1/256) and K (55 us);
+ * 1 Gbit/s as the line rate, which a QP under QEMU TCG does not reach
+ * (Documentation/ops-guide.rst says how to set the real one).
  *
  * Context: any.
  */
@@ -198,7 +198,8 @@ bool irn_dcqcn_on_cnp(struct irn_dcqcn *d, const struct irn_dcqcn_params *p,
 {
 	u64 cut, floor;
 
-	if (d->cuts && now_ns < d->cut_at + p->cut_ns)
+	/* any cut_ns debugfs takes: no sum to overflow */
+	if (d->cuts && now_ns - d->cut_at < p->cut_ns)
 		return false;
 	irn_dcqcn_advance(d, p, now_ns);
 	if (d->rc_kbps >= p->max_kbps)
