@@ -79,7 +79,9 @@ SENDERS=3 SECS=20 RATE=5 OUT='' PHASE_NAMES=''
 # (the monitor period to the increase timer's, as the paper's CNP
 # interval matches its timer), g up to 1/16, and the floor down to 100
 # kbit/s: at mlx5's 1 Mbit/s three senders' floors fill most of the link.
-DCQCN=${IRN_INCAST_DCQCN:-max_kbps=5000 min_kbps=100 ai_kbps=20 hai_kbps=200 timer_ns=10000000 alpha_ns=20000000 g=64 cut_ns=10000000}
+# The line rate is the bottleneck's (--rate), set once the options are
+# read (parse_args).
+DCQCN_REST="min_kbps=100 ai_kbps=20 hai_kbps=200 timer_ns=10000000 alpha_ns=20000000 g=64 cut_ns=10000000"
 # The delay controller likewise (delay/ in debugfs, IRN_INCAST_DELAY):
 # its 1 ms target is less than one packet's time at 5 Mbit/s (1.7 ms)
 # and far below the jitter of five guests on two CPUs; 15 ms lets each
@@ -156,6 +158,7 @@ parse_args() {
 	[[ $SENDERS =~ ^[1-6]$ ]] || irn_die "--senders takes 1 to 6"
 	[[ $SECS =~ ^[0-9]+$ && $RATE =~ ^[0-9]+$ ]] ||
 		irn_die "--seconds and --rate take whole numbers"
+	DCQCN=${IRN_INCAST_DCQCN:-max_kbps=$((RATE * 1000)) $DCQCN_REST}
 	check_env
 	PHASE_NAMES=${PHASE_NAMES:-idle deep shallow shallow-dcqcn shallow-delay rxe-deep rxe-shallow tcp-shallow tcp-dctcp}
 }
