@@ -52,6 +52,10 @@ static const struct rdma_stat_desc irn_counter_descs[] = {
 	[IRN_CNT_CNP_SENT].name			= "cnp_sent",
 	[IRN_CNT_CNP_RCVD].name			= "cnp_rcvd",
 	[IRN_CNT_RATE_CUTS].name		= "rate_cuts",
+	[IRN_CNT_PATH_CHANGES].name		= "path_changes",
+	[IRN_CNT_PATHS_DOWN].name		= "paths_down",
+	[IRN_CNT_PATH_PROBES].name		= "path_probes",
+	[IRN_CNT_PATH_RESENDS_MOVED].name	= "path_resends_moved",
 };
 
 static_assert(ARRAY_SIZE(irn_counter_descs) == IRN_NUM_COUNTERS);

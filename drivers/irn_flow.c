@@ -2,7 +2,8 @@
 /*
  * Flow policy: a fixed cap on packets in flight (IRN's BDP-FC), narrowed
  * by the QP's congestion control if it has one (a paced rate or a smaller
- * window), and an RTT estimate for the retransmission timer.
+ * window), an RTT estimate for the retransmission timer, and the path
+ * (UDP source port) of each packet when the QP sprays (irn_path.c).
  */
 
 #include <linux/kernel.h>
@@ -10,6 +11,7 @@
 #include <kunit/visibility.h>
 #include <net/inet_ecn.h>
 
+#include "irn_counters.h"
 #include "irn_flow.h"
 #include "irn_trace.h"
 
@@ -17,6 +19,8 @@
  * irn_flow_init() - start a QP's flow state
  * @f: flow state
  * @cap: packets allowed in flight; 0 picks the default
+ *
+ * The path set is left alone: irn_flow_path_init() starts it.
  *
  * Context: any.
  */
@@ -638,3 +642,189 @@ u64 irn_flow_reorder_ns(const struct irn_flow *f)
 	return f->srtt_ns * f->reo_q / 4;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_reorder_ns);
+
+/**
+ * irn_flow_path_init() - start a QP's path set
+ * @f: flow state
+ * @n: paths the QP may spray over (the device's ``paths`` knob); 1 for a
+ *     QP that never sprays
+ * @stats: the device's counters, or NULL
+ *
+ * Context: any, before the QP sends.
+ */
+void irn_flow_path_init(struct irn_flow *f, u32 n,
+			struct irn_counters __percpu *stats)
+{
+	spin_lock_init(&f->path_lock);
+	irn_path_set_init(&f->paths, n);
+	f->stats = stats;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_path_init);
+
+/**
+ * irn_flow_paths() - paths the QP may spray over
+ * @f: flow state
+ *
+ * Context: any.
+ * Return: 1..IRN_PATH_MAX, fixed from irn_flow_path_init() on.
+ */
+u32 irn_flow_paths(const struct irn_flow *f)
+{
+	return f->paths.n;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_paths);
+
+static void count(struct irn_flow *f, enum irn_counter idx)
+{
+	if (f->stats)
+		irn_counter_inc(f->stats, idx);
+}
+
+/*
+ * Under path_lock: count and trace the paths whose state differs from
+ * @was, a copy taken before the change.
+ */
+static void paths_moved(struct irn_flow *f, const u8 *was, const char *why)
+{
+	u32 i;
+
+	lockdep_assert_held(&f->path_lock);
+	for (i = 0; i < f->paths.n; i++) {
+		const struct irn_path *p = &f->paths.p[i];
+
+		if (p->state == was[i])
+			continue;
+		trace_irn_path(f->qpn, i, why, was[i], p->state, p->srtt_ns);
+		count(f, IRN_CNT_PATH_CHANGES);
+		if (p->state == IRN_PATH_DOWN)
+			count(f, IRN_CNT_PATHS_DOWN);
+		else if (p->state == IRN_PATH_PROBING)
+			count(f, IRN_CNT_PATH_PROBES);
+	}
+}
+
+static void paths_states(const struct irn_flow *f, u8 *was)
+{
+	u32 i;
+
+	for (i = 0; i < f->paths.n; i++)
+		was[i] = f->paths.p[i].state;
+}
+
+/**
+ * irn_flow_path_pick() - the path of the packet about to leave
+ * @f: flow state
+ * @spray: the packet may take any path: an RC request of a QP that
+ *	   speaks IRN, whose peer places out of order
+ * @avoid: for a resend, the path its packet was lost on
+ *	   (irn_path_pick()); IRN_PATH_NONE for a new packet
+ * @now_ns: the time
+ * @seq: set to the packet's sequence number on its path, for the
+ *	 scoreboard (per-path loss detection)
+ *
+ * A QP with one path, or a packet that may not spray, takes the base
+ * source port: the packet is what it would be without multipath.
+ *
+ * Context: the requester; takes the flow's path_lock.
+ * Return: the path, or IRN_PATH_NONE for the base port unsprayed.
+ */
+u32 irn_flow_path_pick(struct irn_flow *f, bool spray, u32 avoid, u64 now_ns,
+		       u32 *seq)
+{
+	u8 was[IRN_PATH_MAX];
+	u32 i;
+
+	*seq = 0;
+	if (!spray || f->paths.n <= 1)
+		return IRN_PATH_NONE;
+	spin_lock_bh(&f->path_lock);
+	paths_states(f, was);
+	i = irn_path_pick(&f->paths, avoid, now_ns, seq);
+	paths_moved(f, was, "probe");
+	spin_unlock_bh(&f->path_lock);
+	if (avoid < f->paths.n && i != avoid)
+		count(f, IRN_CNT_PATH_RESENDS_MOVED);
+	return i;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_path_pick);
+
+/**
+ * irn_flow_on_path_loss() - a packet sent on a path was lost
+ * @f: flow state
+ * @path: its path; IRN_PATH_NONE (unsprayed) is ignored
+ * @seq: its sequence number on the path
+ * @timeout: the retransmission timer found it lost
+ * @now_ns: the time
+ *
+ * Context: the requester (losses it resends) or the completer (timeouts);
+ * takes the flow's path_lock.
+ */
+void irn_flow_on_path_loss(struct irn_flow *f, u32 path, u32 seq,
+			   bool timeout, u64 now_ns)
+{
+	u8 was[IRN_PATH_MAX];
+
+	if (path >= f->paths.n || f->paths.n <= 1)
+		return;
+	spin_lock_bh(&f->path_lock);
+	paths_states(f, was);
+	irn_path_on_loss(&f->paths, path, seq, timeout, now_ns);
+	paths_moved(f, was, timeout ? "timeout" : "loss");
+	spin_unlock_bh(&f->path_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_path_loss);
+
+/**
+ * irn_flow_on_path_news() - packets sent on the paths were delivered
+ * @f: flow state
+ * @nw: what the scoreboard gathered (irn_sb_take_path_news())
+ *
+ * Context: the completer; takes the flow's path_lock.
+ */
+void irn_flow_on_path_news(struct irn_flow *f, const struct irn_path_news *nw)
+{
+	u8 was[IRN_PATH_MAX];
+
+	if (!nw->any || f->paths.n <= 1)
+		return;
+	spin_lock_bh(&f->path_lock);
+	paths_states(f, was);
+	irn_path_on_news(&f->paths, nw);
+	paths_moved(f, was, "ack");
+	spin_unlock_bh(&f->path_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_path_news);
+
+/**
+ * irn_flow_path_window_ns() - how long a packet may trail other paths'
+ * @f: flow state
+ *
+ * Context: any; takes the flow's path_lock (inside the scoreboard lock).
+ * Return: irn_path_window_ns() of the QP's paths; 0 with one path.
+ */
+u64 irn_flow_path_window_ns(struct irn_flow *f)
+{
+	u64 w;
+
+	if (f->paths.n <= 1)
+		return 0;
+	spin_lock_bh(&f->path_lock);
+	w = irn_path_window_ns(&f->paths);
+	spin_unlock_bh(&f->path_lock);
+	return w;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_path_window_ns);
+
+/**
+ * irn_flow_path_snapshot() - a copy of the QP's path set, for debugfs
+ * @f: flow state
+ * @out: filled in
+ *
+ * Context: any but hard interrupt; takes the flow's path_lock.
+ */
+void irn_flow_path_snapshot(struct irn_flow *f, struct irn_path_set *out)
+{
+	spin_lock_bh(&f->path_lock);
+	*out = f->paths;
+	spin_unlock_bh(&f->path_lock);
+}

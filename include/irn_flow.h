@@ -18,7 +18,10 @@
  *  - irn_flow_on_spurious_rto(): a timeout fired before the ACK was due;
  *  - irn_flow_on_reorder(): the path was seen to reorder;
  *  - irn_flow_on_sent(): a packet left (pacing, DCQCN's byte counter);
- *  - irn_flow_on_cnp(): the peer reported congestion (a RoCEv2 CNP).
+ *  - irn_flow_on_cnp(): the peer reported congestion (a RoCEv2 CNP);
+ *  - irn_flow_path_pick(): which path (UDP source port) the next packet
+ *    takes, and irn_flow_on_path_loss() and irn_flow_on_path_news(): what
+ *    the packets sent on each path became (multipath, irn_path.h).
  *
  * The default policy is IRN's BDP-FC: a fixed cap on packets in flight and
  * no pacing.  Congestion control (enum irn_cc) narrows it: DCQCN's rate,
@@ -36,6 +39,9 @@
 #include <linux/win_minmax.h>
 
 #include "irn_cc.h"
+#include "irn_path.h"
+
+struct irn_counters;
 
 #define IRN_FLOW_DEFAULT_CAP	128
 
@@ -73,6 +79,11 @@
  * @asked_ns: when the requester last asked for an ACK (its own)
  * @dcqcn: DCQCN's state and parameters
  * @delay: the delay controller's state and parameters
+ * @path_lock: protects @paths, which the requester (picks, losses) and
+ *	       the completer (deliveries, timeouts) move; taken inside the
+ *	       scoreboard lock where both are held, never with @cc_lock
+ * @paths: the QP's path set; one path unless it sprays
+ * @stats: the device's counters, for the path counters; NULL for none
  */
 struct irn_flow {
 	u32	cap;
@@ -99,6 +110,9 @@ struct irn_flow {
 			struct irn_delay_params	p;
 		} delay;
 	};
+	spinlock_t		path_lock;	/* see above */
+	struct irn_path_set	paths;
+	struct irn_counters __percpu *stats;
 };
 
 /*
@@ -142,5 +156,16 @@ u32 irn_flow_rate_kbps(struct irn_flow *f, u64 now_ns);
 u8 irn_flow_tos(const struct irn_flow *f, u8 tos);
 u64 irn_flow_irn_rto_ns(const struct irn_flow *f, u32 inflight,
 			u64 low_floor_ns, u64 high_floor_ns, u64 ib_t_ns);
+
+void irn_flow_path_init(struct irn_flow *f, u32 n,
+			struct irn_counters __percpu *stats);
+u32 irn_flow_paths(const struct irn_flow *f);
+u32 irn_flow_path_pick(struct irn_flow *f, bool spray, u32 avoid, u64 now_ns,
+		       u32 *seq);
+void irn_flow_on_path_loss(struct irn_flow *f, u32 path, u32 seq,
+			   bool timeout, u64 now_ns);
+void irn_flow_on_path_news(struct irn_flow *f, const struct irn_path_news *nw);
+u64 irn_flow_path_window_ns(struct irn_flow *f);
+void irn_flow_path_snapshot(struct irn_flow *f, struct irn_path_set *out);
 
 #endif /* _IRN_FLOW_H */

@@ -14,6 +14,11 @@
 #include <linux/tracepoint.h>
 
 #include "irn_compat.h"
+#include "irn_path.h"
+
+#define IRN_TRACE_PATH_STATES					\
+	{ IRN_PATH_ACTIVE, "active" }, { IRN_PATH_SUSPECT, "suspect" },	\
+	{ IRN_PATH_DOWN, "down" }, { IRN_PATH_PROBING, "probing" }
 
 /* The requester resent @pkts PSNs from @psn (a read re-request spans many). */
 TRACE_EVENT(irn_retransmit,
@@ -181,6 +186,40 @@ TRACE_EVENT(irn_cc,
 	),
 	TP_printk("qpn=%u why=%s rate_kbps=%u cwnd=%u", __entry->qpn,
 		  __get_str(why), __entry->rate_kbps, __entry->cwnd)
+);
+
+/*
+ * A path of a QP that sprays changed state (irn_path.h): @why is "loss"
+ * (a packet sent on it was lost), "timeout" (the retransmission timer
+ * charged it), "ack" (deliveries cleared it, or its probe arrived) or
+ * "probe" (a packet went out on it as a probe); @from and @to are enum
+ * irn_path_state, @srtt_ns the path's own smoothed RTT.
+ */
+TRACE_EVENT(irn_path,
+	TP_PROTO(u32 qpn, u32 path, const char *why, u32 from, u32 to,
+		 u64 srtt_ns),
+	TP_ARGS(qpn, path, why, from, to, srtt_ns),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__field(u32, path)
+		__string(why, why)
+		__field(u32, from)
+		__field(u32, to)
+		__field(u64, srtt_ns)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__entry->path = path;
+		irn_assign_str(why, why);
+		__entry->from = from;
+		__entry->to = to;
+		__entry->srtt_ns = srtt_ns;
+	),
+	TP_printk("qpn=%u path=%u why=%s from=%s to=%s srtt_ns=%llu",
+		  __entry->qpn, __entry->path, __get_str(why),
+		  __print_symbolic(__entry->from, IRN_TRACE_PATH_STATES),
+		  __print_symbolic(__entry->to, IRN_TRACE_PATH_STATES),
+		  __entry->srtt_ns)
 );
 
 #endif /* _IRN_TRACE_H */
