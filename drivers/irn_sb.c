@@ -84,6 +84,37 @@ static u32 next_set(const struct irn_sb *sb, const unsigned long *map,
 	return i < lim ? irn_psn_add(psn, sb->size - b + i) : end;
 }
 
+/*
+ * The first PSN from @psn on and before @end whose bit in @map is clear,
+ * or @end if none: next_set() for the holes.
+ */
+static u32 next_clear(const struct irn_sb *sb, const unsigned long *map,
+		      u32 psn, u32 end)
+{
+	u32 b = bit(sb, psn), n, lim, i;
+
+	if (!irn_psn_before(psn, end))
+		return end;
+	n = min_t(u32, irn_psn_diff(end, psn), sb->size);
+	lim = min(sb->size, b + n);
+	i = find_next_zero_bit(map, lim, b);
+	if (i < lim)
+		return irn_psn_add(psn, i - b);
+	if (b + n <= sb->size)
+		return end;
+	lim = b + n - sb->size;
+	i = find_next_zero_bit(map, lim, 0);
+	return i < lim ? irn_psn_add(psn, sb->size - b + i) : end;
+}
+
+/* The path @psn was last sent on; IRN_PATH_NONE on one path. */
+static u32 path_of(const struct irn_sb *sb, u32 psn)
+{
+	if (sb->npaths <= 1)
+		return IRN_PATH_NONE;
+	return READ_ONCE(sb->path[bit(sb, psn)]);
+}
+
 /**
  * irn_sb_init() - allocate a scoreboard
  * @sb: scoreboard
@@ -126,6 +157,11 @@ void irn_sb_free(struct irn_sb *sb)
 	bitmap_free(sb->rexmit);
 	bitmap_free(sb->racked);
 	kfree(sb->sent_ns);
+	kfree(sb->path);
+	kfree(sb->pseq);
+	sb->path = NULL;
+	sb->pseq = NULL;
+	sb->npaths = 0;
 	sb->got = NULL;
 	sb->seen = NULL;
 	sb->resent = NULL;
@@ -166,8 +202,64 @@ void irn_sb_reset(struct irn_sb *sb, u32 psn)
 	sb->rack_ns = 0;
 	sb->min_rtt_ns = 0;
 	sb->rack_seen_ns = 0;
+	memset(sb->phigh, 0, sizeof(sb->phigh));
+	memset(sb->prack_ns, 0, sizeof(sb->prack_ns));
+	memset(&sb->news, 0, sizeof(sb->news));
+	if (sb->npaths > 1) {
+		memset(sb->path, IRN_PATH_NONE, sb->size);
+		memset(sb->pseq, 0, sb->size * sizeof(*sb->pseq));
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_reset);
+
+/**
+ * irn_sb_paths_init() - the scoreboard of a QP that sprays
+ * @sb: scoreboard, from irn_sb_init(), not in use yet
+ * @n: paths; up to 1 nothing changes
+ * @gfp: allocation flags
+ *
+ * Context: any; may sleep if @gfp allows.
+ * Return: 0 or -ENOMEM (the scoreboard stays as it was).
+ */
+int irn_sb_paths_init(struct irn_sb *sb, u32 n, gfp_t gfp)
+{
+	if (n <= 1)
+		return 0;
+	sb->path = kmalloc(sb->size, gfp);
+	sb->pseq = kcalloc(sb->size, sizeof(*sb->pseq), gfp);
+	if (!sb->path || !sb->pseq) {
+		kfree(sb->path);
+		kfree(sb->pseq);
+		sb->path = NULL;
+		sb->pseq = NULL;
+		return -ENOMEM;
+	}
+	memset(sb->path, IRN_PATH_NONE, sb->size);
+	sb->npaths = min_t(u32, n, IRN_PATH_MAX);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_paths_init);
+
+/*
+ * Multipath: @psn, sent on path @a, was delivered.  Its path's highest
+ * delivered sequence number moves; below it (and never resent) it was
+ * overtaken on its own path, which is reordering.  Other paths' packets
+ * overtaking it say nothing: paths differ in delay.
+ */
+static void path_delivered(struct irn_sb *sb, u32 psn, u32 a)
+{
+	u32 seq = READ_ONCE(sb->pseq[bit(sb, psn)]);
+
+	if ((s32)(seq - sb->phigh[a]) >= 0) {
+		sb->phigh[a] = seq + 1;
+	} else if (!test_bit(bit(sb, psn), sb->rexmit)) {
+		sb->reordered = true;
+		sb->reordered_psn = psn;
+	}
+	sb->news.acked[a]++;
+	sb->news.high_seq[a] = sb->phigh[a];
+	sb->news.any = true;
+}
 
 /*
  * @psn was delivered; @order is one past the highest PSN of its kind
@@ -176,18 +268,24 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_reset);
  */
 static bool deliver(struct irn_sb *sb, u32 psn, u32 *order)
 {
+	u32 a;
+
 	if (!tracked(sb, psn) || test_bit(bit(sb, psn), sb->got))
 		return false;
 	__set_bit(bit(sb, psn), sb->got);
 	/* Read without the lock by irn_sb_weight(). */
 	WRITE_ONCE(sb->sacked, sb->sacked + 1);
+	a = path_of(sb, psn);
 	/* @order may be @high itself: compare before moving either. */
 	if (!irn_psn_before(psn, *order)) {
 		*order = irn_psn_add(psn, 1);
-	} else if (!test_bit(bit(sb, psn), sb->rexmit)) {
+	} else if (a == IRN_PATH_NONE &&
+		   !test_bit(bit(sb, psn), sb->rexmit)) {
 		sb->reordered = true;
 		sb->reordered_psn = psn;
 	}
+	if (a != IRN_PATH_NONE)
+		path_delivered(sb, psn, a);
 	if (!irn_psn_before(psn, sb->high))
 		sb->high = irn_psn_add(psn, 1);
 	return true;
@@ -212,6 +310,7 @@ static void min_rtt_sample(struct irn_sb *sb, u64 rtt_ns)
 static void rack_advance(struct irn_sb *sb, u32 psn)
 {
 	u64 sent = READ_ONCE(sb->sent_ns[bit(sb, psn)]);
+	u32 a = path_of(sb, psn);
 
 	/* Sent after the clock was read, or UNSENT: no time to go by. */
 	if (sent > sb->now_ns)
@@ -221,6 +320,8 @@ static void rack_advance(struct irn_sb *sb, u32 psn)
 		return;
 	if (sent > sb->rack_ns)
 		sb->rack_ns = sent;
+	if (a != IRN_PATH_NONE && sent > sb->prack_ns[a])
+		sb->prack_ns[a] = sent;
 }
 
 /**
@@ -276,12 +377,17 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark_reply);
 bool irn_sb_mark(struct irn_sb *sb, u32 psn)
 {
 	u64 sent;
+	u32 a;
 
 	if (!deliver(sb, psn, &sb->high))
 		return false;
 	sent = READ_ONCE(sb->sent_ns[bit(sb, psn)]);
-	if (!test_bit(bit(sb, psn), sb->rexmit) && sent && sent < sb->now_ns)
+	if (!test_bit(bit(sb, psn), sb->rexmit) && sent && sent < sb->now_ns) {
 		min_rtt_sample(sb, sb->now_ns - sent);
+		a = path_of(sb, psn);
+		if (a != IRN_PATH_NONE)
+			sb->news.rtt_ns[a] = sb->now_ns - sent;
+	}
 	rack_advance(sb, psn);
 	return true;
 }
@@ -531,6 +637,31 @@ void irn_sb_advance(struct irn_sb *sb, u32 psn)
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_advance);
 
+/*
+ * Multipath: when @psn, not delivered, is lost for having been passed;
+ * UNSENT if it has not been.  Passed by IRN_SB_DUPTHRESH packets sent
+ * after it on its own path, it is lost a reordering window after it was
+ * sent, as on a single path; passed only by other paths' PSNs, the
+ * cross-path window after (at least the reordering window).  A read's or
+ * an atomic's PSN has no path: the single-path rule.
+ */
+static u64 ripe_at(const struct irn_sb *sb, u32 psn)
+{
+	u32 b = bit(sb, psn), a = path_of(sb, psn);
+	u64 sent = READ_ONCE(sb->sent_ns[b]);
+
+	if (sent == UNSENT)
+		return UNSENT;
+	if (a != IRN_PATH_NONE &&
+	    (s32)(sb->phigh[a] - READ_ONCE(sb->pseq[b])) > IRN_SB_DUPTHRESH)
+		return sent + sb->reo_ns;
+	if (irn_psn_diff(sb->high, psn) <= IRN_SB_DUPTHRESH)
+		return UNSENT;
+	if (a == IRN_PATH_NONE)
+		return sent + sb->reo_ns;
+	return sent + max(sb->xreo_ns, sb->reo_ns);
+}
+
 /**
  * irn_sb_lost() - is a PSN considered lost
  * @sb: scoreboard
@@ -540,7 +671,8 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_advance);
  * Return: true if not delivered and either timed out, or not seen while
  * RACK found its resend lost, or while a PSN at least IRN_SB_DUPTHRESH
  * after it was delivered (or seen) and it was sent a reordering window
- * ago.
+ * ago.  With several paths, the passing PSNs are its own path's, or the
+ * window is the cross-path one (ripe_at()).
  */
 bool irn_sb_lost(const struct irn_sb *sb, u32 psn)
 {
@@ -556,9 +688,29 @@ bool irn_sb_lost(const struct irn_sb *sb, u32 psn)
 	 */
 	if (tracked(sb, psn) && test_bit(bit(sb, psn), sb->racked))
 		return true;
+	if (sb->npaths > 1)
+		return tracked(sb, psn) && ripe_at(sb, psn) <= sb->now_ns;
 	return irn_psn_diff(sb->high, psn) > IRN_SB_DUPTHRESH && aged(sb, psn);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_lost);
+
+/*
+ * When the resend of @p, sent at @sent, is lost for having been passed by
+ * a later send's acknowledgment (RACK.xmit_ts); UNSENT if it has not
+ * been.  With several paths, a later send of its own path passing it
+ * takes the reordering window, one of another path only the cross-path
+ * window.
+ */
+static u64 resend_ripe(const struct irn_sb *sb, u32 p, u64 sent)
+{
+	u32 a = path_of(sb, p);
+
+	if (sent >= sb->rack_ns)
+		return UNSENT;
+	if (a == IRN_PATH_NONE || sent < sb->prack_ns[a])
+		return sent + sb->reo_ns;
+	return sent + max(sb->xreo_ns, sb->reo_ns);
+}
 
 /*
  * RACK for retransmissions: a PSN resent in this episode (or by a
@@ -571,8 +723,8 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_lost);
  */
 static u64 rack_rescan(struct irn_sb *sb)
 {
+	u64 sent, due, ripe = 0;
 	u32 end, p;
-	u64 sent, ripe = 0;
 
 	if (sb->rack_ns <= sb->rack_seen_ns)
 		return 0;
@@ -593,11 +745,13 @@ static u64 rack_rescan(struct irn_sb *sb)
 		if (irn_sb_test(sb, p) || is_seen(sb, p))
 			continue;
 		sent = READ_ONCE(sb->sent_ns[bit(sb, p)]);
-		if (sent >= sb->rack_ns)
+		due = resend_ripe(sb, p, sent);
+		if (due == UNSENT)
 			continue;
-		if (sb->now_ns - sent < sb->reo_ns) {
-			if (!ripe || sent + sb->reo_ns < ripe)
-				ripe = sent + sb->reo_ns;
+		/* RACK's clock is a past send time: @sent < now. */
+		if (sb->now_ns < due) {
+			if (!ripe || due < ripe)
+				ripe = due;
 			continue;
 		}
 		__clear_bit(bit(sb, p), sb->resent);
@@ -608,6 +762,47 @@ static u64 rack_rescan(struct irn_sb *sb)
 	if (!ripe)
 		sb->rack_seen_ns = sb->rack_ns;
 	return ripe;
+}
+
+/* A PSN the resend scans pass over: delivered, resent, or held. */
+static bool skipped(const struct irn_sb *sb, u32 p)
+{
+	return irn_sb_test(sb, p) || test_bit(bit(sb, p), sb->resent) ||
+	       (is_seen(sb, p) && !irn_psn_before(p, sb->lost_until));
+}
+
+/*
+ * irn_sb_next_lost() with several paths: a PSN of a slow path may still
+ * be on its way while later ones of another path are lost, so the scan
+ * goes past PSNs that are not lost (up to IRN_SB_LOOKAHEAD of them) and
+ * leaves the cursor at the first of them.  @sb->ripe_ns is the earliest
+ * time one of those will be lost.
+ */
+static bool next_lost_paths(struct irn_sb *sb, u32 end, u32 *psn)
+{
+	u32 p, first = end, looked = 0;
+	bool lost = false;
+	u64 due;
+
+	for (p = next_clear(sb, sb->got, sb->cursor, end); p != end;
+	     p = next_clear(sb, sb->got, irn_psn_add(p, 1), end)) {
+		if (skipped(sb, p))
+			continue;
+		if (irn_sb_lost(sb, p)) {
+			*psn = p;
+			lost = true;
+			break;
+		}
+		due = ripe_at(sb, p);
+		if (due != UNSENT && (!sb->ripe_ns || due < sb->ripe_ns))
+			sb->ripe_ns = due;
+		if (first == end)
+			first = p;
+		if (++looked >= IRN_SB_LOOKAHEAD)
+			break;
+	}
+	sb->cursor = first != end ? first : p;
+	return lost;
 }
 
 /**
@@ -625,7 +820,8 @@ static u64 rack_rescan(struct irn_sb *sb)
  * When the first candidate is passed by enough PSNs (or a retransmission
  * by a later acknowledged send) but was sent less than a reordering
  * window ago, @sb->ripe_ns says when it will be lost, so that the caller
- * can look again then even if nothing else happens.
+ * can look again then even if nothing else happens.  With several paths
+ * losses are not monotone and the scan goes on (next_lost_paths()).
  *
  * Context: under the QP's scoreboard lock.
  * Return: true if @psn is due for retransmission.
@@ -638,6 +834,10 @@ bool irn_sb_next_lost(struct irn_sb *sb, u32 *psn)
 	u32 p;
 
 	sb->ripe_ns = 0;
+	if (sb->npaths > 1) {
+		lost = next_lost_paths(sb, end, psn);
+		goto out;
+	}
 	for (p = sb->cursor; irn_psn_before(p, end); p = irn_psn_add(p, 1)) {
 		if (irn_sb_test(sb, p) || test_bit(bit(sb, p), sb->resent) ||
 		    (is_seen(sb, p) && !irn_psn_before(p, sb->lost_until)))
@@ -652,6 +852,7 @@ bool irn_sb_next_lost(struct irn_sb *sb, u32 *psn)
 		break;
 	}
 	sb->cursor = p;
+out:
 	if (rack_ripe && (!sb->ripe_ns || rack_ripe < sb->ripe_ns))
 		sb->ripe_ns = rack_ripe;
 	return lost;
@@ -678,6 +879,22 @@ void irn_sb_mark_resent(struct irn_sb *sb, u32 psn, u32 n)
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark_resent);
 
+/*
+ * Several paths: is any PSN lost, looking past up to IRN_SB_LOOKAHEAD
+ * that are not (losses are not monotone).
+ */
+static bool any_lost(const struct irn_sb *sb)
+{
+	u32 end = irn_psn_max(sb->lost_until, sb->high), p, looked = 0;
+
+	for (p = next_clear(sb, sb->got, sb->una, end);
+	     p != end && looked < IRN_SB_LOOKAHEAD;
+	     p = next_clear(sb, sb->got, irn_psn_add(p, 1), end), looked++)
+		if (irn_sb_lost(sb, p))
+			return true;
+	return false;
+}
+
 /**
  * irn_sb_start_recovery() - open an episode if something is lost
  * @sb: scoreboard
@@ -688,7 +905,10 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark_resent);
  */
 bool irn_sb_start_recovery(struct irn_sb *sb, u32 nxt)
 {
-	if (sb->in_recovery || !irn_sb_lost(sb, irn_sb_first_missing(sb)))
+	if (sb->in_recovery)
+		return false;
+	if (sb->npaths > 1 ? !any_lost(sb) :
+	    !irn_sb_lost(sb, irn_sb_first_missing(sb)))
 		return false;
 	sb->in_recovery = true;
 	sb->timed_out = false;
@@ -934,3 +1154,79 @@ void irn_sb_overtaken(struct irn_sb *sb, u32 from, u32 to, u64 now_ns)
 		sb->stamp_from = to;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_overtaken);
+
+/**
+ * irn_sb_sent_path() - the path a PSN just left on
+ * @sb: scoreboard
+ * @psn: the PSN
+ * @path: its path, IRN_PATH_NONE for a read's or an atomic's PSN (or an
+ *	  unsprayed one), judged by the single-path rules
+ * @seq: its sequence number on the path (irn_flow_path_pick())
+ *
+ * Every PSN sent is recorded, so that none keeps the path of the PSN
+ * the ring slot held before.  Nothing is kept with one path.
+ *
+ * Context: the requester, beside irn_sb_sent(); no lock (a stale path
+ * shifts one loss decision, as a stale time does).
+ */
+void irn_sb_sent_path(struct irn_sb *sb, u32 psn, u32 path, u32 seq)
+{
+	if (sb->npaths <= 1)
+		return;
+	WRITE_ONCE(sb->pseq[bit(sb, psn)], seq);
+	WRITE_ONCE(sb->path[bit(sb, psn)], path < sb->npaths ? path :
+					   IRN_PATH_NONE);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_sent_path);
+
+/**
+ * irn_sb_path() - the path a PSN was last sent on
+ * @sb: scoreboard
+ * @psn: the PSN
+ * @seq: set to its sequence number on the path
+ *
+ * Context: under the QP's scoreboard lock.
+ * Return: the path, or IRN_PATH_NONE (one path, a read's or an atomic's
+ * PSN, or one not tracked).
+ */
+u32 irn_sb_path(const struct irn_sb *sb, u32 psn, u32 *seq)
+{
+	*seq = 0;
+	if (sb->npaths <= 1 || !tracked(sb, psn))
+		return IRN_PATH_NONE;
+	*seq = READ_ONCE(sb->pseq[bit(sb, psn)]);
+	return path_of(sb, psn);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_path);
+
+/**
+ * irn_sb_clock_paths() - the cross-path window of the next decisions
+ * @sb: scoreboard
+ * @xreo_ns: how long a PSN passed by other paths' only is given
+ *	     (irn_path_window_ns()); the reordering window if longer
+ *
+ * Context: under the QP's scoreboard lock, with irn_sb_clock().
+ */
+void irn_sb_clock_paths(struct irn_sb *sb, u64 xreo_ns)
+{
+	sb->xreo_ns = xreo_ns;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_clock_paths);
+
+/**
+ * irn_sb_take_path_news() - what deliveries said of each path, since last
+ * @sb: scoreboard
+ * @out: filled in; @out->any is false if there is nothing
+ *
+ * Context: the completer, under the QP's scoreboard lock.
+ */
+void irn_sb_take_path_news(struct irn_sb *sb, struct irn_path_news *out)
+{
+	if (!sb->news.any) {
+		out->any = false;
+		return;
+	}
+	*out = sb->news;
+	memset(&sb->news, 0, sizeof(sb->news));
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_take_path_news);

@@ -30,6 +30,17 @@
  * delivered, and are neither lost nor resent until their first response
  * arrives or a timeout declares them lost.
  *
+ * A QP that sprays its packets over several paths (irn_path.h) records
+ * each send or write PSN's path and its sequence number on that path.
+ * Paths differ in delay, so a PSN overtaken by packets of other paths is
+ * not lost for that: the duplicate threshold and RACK's rule count only
+ * deliveries of packets sent later on the PSN's own path, and evidence of
+ * reordering too.  A PSN passed by IRN_SB_DUPTHRESH PSNs of any path is
+ * lost once it was sent the cross-path window ago (the slowest live
+ * path's srtt + 4 * rttvar, irn_sb_clock_paths()): what recovers the
+ * packets of a path that died before the timer would.  Reads and atomics,
+ * whose replies the responder orders, keep the single-path rules.
+ *
  * The scoreboard also gathers evidence that the path reorders, which
  * decides whether loss detection waits a reordering window at all (RACK's
  * reord flag): a PSN acknowledged after a later one (below @high) although
@@ -41,8 +52,15 @@
 
 #include <linux/types.h>
 
+#include "irn_path.h"
+
 #define IRN_SB_DUPTHRESH	3
 #define IRN_SB_TAIL		3
+/*
+ * With several paths losses are not monotone in PSN order: the scans for
+ * a loss look past this many PSNs that are neither delivered nor lost.
+ */
+#define IRN_SB_LOOKAHEAD	128
 
 /**
  * struct irn_sb - scoreboard of one QP
@@ -84,6 +102,15 @@
  * @sent_ns: when each PSN was last sent
  * @walked: PSNs the acknowledgment walks visited one by one: what the
  *	    peer's acknowledgments and replies cost (debugfs)
+ * @npaths: paths the QP sprays over; up to 1, none of the per-path state
+ *	    below is allocated and the single-path rules apply
+ * @path: per PSN, the path it was last sent on; IRN_PATH_NONE for reads
+ *	  and atomics, judged by the single-path rules
+ * @pseq: per PSN, its sequence number on that path
+ * @phigh: per path, one past the highest sequence number delivered
+ * @prack_ns: per path, latest send time of an acknowledged PSN sent on it
+ * @xreo_ns: cross-path window (irn_sb_clock_paths())
+ * @news: per path, what deliveries said since irn_sb_take_path_news()
  */
 struct irn_sb {
 	u32		size;
@@ -114,6 +141,13 @@ struct irn_sb {
 	unsigned long	*racked;
 	u64		*sent_ns;
 	u64		walked;
+	u32		npaths;
+	u8		*path;
+	u32		*pseq;
+	u32		phigh[IRN_PATH_MAX];
+	u64		prack_ns[IRN_PATH_MAX];
+	u64		xreo_ns;
+	struct irn_path_news news;
 };
 
 int irn_sb_init(struct irn_sb *sb, u32 size, gfp_t gfp);
@@ -143,5 +177,10 @@ void irn_sb_clock(struct irn_sb *sb, u64 now_ns, u64 reo_ns);
 void irn_sb_sent(struct irn_sb *sb, u32 psn, u64 now_ns);
 u64 irn_sb_rtt(const struct irn_sb *sb, u32 psn, u64 now_ns);
 void irn_sb_overtaken(struct irn_sb *sb, u32 from, u32 to, u64 now_ns);
+int irn_sb_paths_init(struct irn_sb *sb, u32 n, gfp_t gfp);
+void irn_sb_sent_path(struct irn_sb *sb, u32 psn, u32 path, u32 seq);
+u32 irn_sb_path(const struct irn_sb *sb, u32 psn, u32 *seq);
+void irn_sb_clock_paths(struct irn_sb *sb, u64 xreo_ns);
+void irn_sb_take_path_news(struct irn_sb *sb, struct irn_path_news *out);
 
 #endif /* _IRN_SB_H */
