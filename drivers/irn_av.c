@@ -19,6 +19,7 @@
 
 #include "irn_av.h"
 #include "irn_dev.h"
+#include "irn_path.h"
 
 #define IRN_MAX_AH_NUM	0xffff
 
@@ -62,6 +63,50 @@ int irn_av_init(struct irn_av *av, const struct rdma_ah_attr *attr,
 	return err;
 }
 
+static void free_paths(struct irn_av *av, u32 n)
+{
+	while (n--)
+		dst_cache_destroy(&av->paths[n].dst_cache);
+	kfree(av->paths);
+	av->paths = NULL;
+	av->npaths = 0;
+}
+
+/**
+ * irn_av_init_paths() - the paths of a QP's address vector
+ * @av: from irn_av_init()
+ * @n: paths the QP may spray over; up to 1 there are none
+ * @gfp: allocation flags
+ *
+ * Path i sends from irn_path_sport() of the vector's own port and i, with
+ * a route cache of its own: path 0's port is the vector's, but its route
+ * is looked up with the ports, as every path's is.
+ *
+ * Context: any; sleeps only if @gfp allows.
+ * Return: 0 or -ENOMEM.
+ */
+int irn_av_init_paths(struct irn_av *av, u32 n, gfp_t gfp)
+{
+	u32 i;
+	int err;
+
+	if (n <= 1)
+		return 0;
+	av->paths = kcalloc(n, sizeof(*av->paths), gfp);
+	if (!av->paths)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		av->paths[i].sport = htons(irn_path_sport(ntohs(av->sport), i));
+		err = dst_cache_init(&av->paths[i].dst_cache, gfp);
+		if (err) {
+			free_paths(av, i);
+			return err;
+		}
+	}
+	av->npaths = n;
+	return 0;
+}
+
 /**
  * irn_av_cleanup() - release an address vector
  * @av: from irn_av_init()
@@ -71,6 +116,8 @@ int irn_av_init(struct irn_av *av, const struct rdma_ah_attr *attr,
 void irn_av_cleanup(struct irn_av *av)
 {
 	dst_cache_destroy(&av->dst_cache);
+	if (av->paths)
+		free_paths(av, av->npaths);
 }
 
 static void free_av_rcu(struct rcu_head *rcu)

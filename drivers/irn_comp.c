@@ -425,6 +425,23 @@ static void handle_response(struct irn_qp *qp, struct sk_buff *skb)
 }
 
 /*
+ * A QP that sprays charges an IRN timeout to the path of the oldest
+ * unacknowledged PSN, whose packet the timer waited for.
+ */
+static void timed_out_path(struct irn_qp *qp)
+{
+	u32 path, seq;
+
+	if (irn_flow_paths(&qp->flow) <= 1)
+		return;
+	spin_lock_bh(&qp->irn.sb_lock);
+	path = irn_sb_path(&qp->irn.sb, irn_sb_first_missing(&qp->irn.sb),
+			   &seq);
+	spin_unlock_bh(&qp->irn.sb_lock);
+	irn_flow_on_path_loss(&qp->flow, path, seq, true, ktime_get_ns());
+}
+
+/*
  * The timer expired.  An acknowledgment that was late, not lost, may
  * have been processed since (the completer takes queued packets before
  * the timeout): if it moved the cumulative point after the expiry,
@@ -470,6 +487,7 @@ static void handle_timeout(struct irn_qp *qp)
 	short_rto = rto_is_short(qp);
 	irn_dev_count(qp->dev, short_rto ? IRN_CNT_RTO_SHORT :
 					   IRN_CNT_RTO_LONG);
+	timed_out_path(qp);
 	qp->comp.rto_spent_ns = irn_comp_rto_ns(qp);
 	qp->comp.rto_fired_ns = ktime_get_ns();
 	qp->comp.rto_end = READ_ONCE(qp->req.psn);

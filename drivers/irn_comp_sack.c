@@ -220,10 +220,14 @@ static void reordered(struct irn_qp *qp, const char *why, u32 psn)
 		WRITE_ONCE(qp->dev->reord, true);
 }
 
-/* Open a recovery episode if the scoreboard now sees a loss. */
+/*
+ * Open a recovery episode if the scoreboard now sees a loss; a QP that
+ * sprays tells its paths what the acknowledgments said of each.
+ */
 static void check_loss(struct irn_qp *qp, const char *why)
 {
 	struct irn_sb *sb = &qp->irn.sb;
+	struct irn_path_news news;
 	bool started;
 
 	spin_lock_bh(&qp->irn.sb_lock);
@@ -234,7 +238,9 @@ static void check_loss(struct irn_qp *qp, const char *why)
 	if (started)
 		trace_irn_recovery(irn_qp_num(qp), why, sb->una, sb->high,
 				   sb->recover, qp->flow.srtt_ns, sb->reo_ns);
+	irn_sb_take_path_news(sb, &news);
 	spin_unlock_bh(&qp->irn.sb_lock);
+	irn_flow_on_path_news(&qp->flow, &news);
 	if (started) {
 		irn_dev_count(qp->dev, IRN_CNT_RECOVERY);
 		irn_flow_on_loss(&qp->flow);

@@ -10,12 +10,18 @@
  *   cc            none | dcqcn | delay: congestion control of new RC QPs
  *   cnp_interval_us  a QP sends at most one CNP this often
  *   cnp_dscp      DSCP of the CNPs sent
+ *   paths         UDP source ports a new IRN QP sprays its requests over,
+ *                 1..IRN_PATH_MAX (1: none)
  *   dcqcn/, delay/  their parameters (struct irn_dcqcn_params and
  *                 struct irn_delay_params), for QPs created from now on
  *   qps           one line per QP: mode, una/nxt, cap, scoreboard and
  *                 receiver-window occupancy, RTT estimate, packets in
  *                 the local transmit path, congestion control, DCQCN
  *                 rate and window in packets
+ *   paths_state   one line per path of each QP that may spray: its
+ *                 source port, state, packets sent, delivered, lost and
+ *                 timed out, probes, smoothed RTT, and the QP's state
+ *                 changes
  *
  * The RDMA netlink interface has no driver parameters in Linux 6.1 and
  * sysfs device groups are closed to new drivers, so the knobs live here.
@@ -25,8 +31,10 @@
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 
+#include "irn_av.h"
 #include "irn_debugfs.h"
 #include "irn_dev.h"
+#include "irn_path.h"
 #include "irn_qp.h"
 #include "irn_tunables.h"
 #include "irn_txsock.h"
@@ -129,6 +137,24 @@ static int cap_get(void *data, u64 *val)
 
 DEFINE_DEBUGFS_ATTRIBUTE(cap_fops, cap_get, cap_set, "%llu\n");
 
+static int paths_set(void *data, u64 val)
+{
+	struct irn_dev *dev = data;
+
+	if (val < 1 || val > IRN_PATH_MAX)
+		return -ERANGE;
+	WRITE_ONCE(dev->tun.paths, val);
+	return 0;
+}
+
+static int paths_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(((struct irn_dev *)data)->tun.paths);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(paths_fops, paths_get, paths_set, "%llu\n");
+
 static const char * const state_names[] = {
 	[IB_QPS_RESET]	= "RESET",
 	[IB_QPS_INIT]	= "INIT",
@@ -196,6 +222,50 @@ static int qps_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(qps);
 
+/* The base source port of the QP's address vector, 0 before it has one. */
+static u16 base_sport(struct irn_qp *qp)
+{
+	struct irn_av *av = rcu_dereference(qp->av);
+
+	return av ? ntohs(av->sport) : 0;
+}
+
+static void show_paths(struct seq_file *m, struct irn_qp *qp)
+{
+	struct irn_path_set s;
+	u16 base;
+	u32 i;
+
+	if (irn_flow_paths(&qp->flow) <= 1)
+		return;
+	irn_flow_path_snapshot(&qp->flow, &s);
+	base = base_sport(qp);
+	for (i = 0; i < s.n; i++) {
+		const struct irn_path *p = &s.p[i];
+
+		seq_printf(m, "%6u %4u %5u %-7s %10u %10llu %8llu %8llu %6llu %8llu %8llu\n",
+			   irn_qp_num(qp), i, irn_path_sport(base, i),
+			   irn_path_state_name(p->state), p->seq, p->acked,
+			   p->lost, p->timeouts, p->probes,
+			   p->srtt_ns / NSEC_PER_USEC, s.changes);
+	}
+}
+
+static int paths_state_show(struct seq_file *m, void *unused)
+{
+	struct irn_dev *dev = m->private;
+	struct irn_qp *qp;
+	unsigned long qpn;
+
+	seq_puts(m, "   qpn path sport state         sent      acked     lost timeouts probes  srtt_us  changes\n");
+	rcu_read_lock();
+	xa_for_each(&dev->qps, qpn, qp)
+		show_paths(m, qp);
+	rcu_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(paths_state);
+
 /* The congestion controllers' parameters, for QPs created from now on. */
 static void add_cc_params(struct dentry *d, struct irn_cc_config *cc)
 {
@@ -248,6 +318,8 @@ void irn_debugfs_add_dev(struct irn_dev *dev)
 	debugfs_create_u32("cnp_interval_us", 0600, d,
 			   &dev->tun.cnp_interval_us);
 	debugfs_create_u32("cnp_dscp", 0600, d, &dev->tun.cnp_dscp);
+	debugfs_create_file_unsafe("paths", 0600, d, dev, &paths_fops);
+	debugfs_create_file("paths_state", 0400, d, dev, &paths_state_fops);
 	add_cc_params(d, &dev->tun.cc);
 }
 

@@ -211,6 +211,12 @@ static void init_irn(struct irn_qp *qp, const struct irn_tunables *tun)
 				 IRN_FLOW_REO_MIN_Q, IRN_FLOW_REO_MAX_Q);
 	if (READ_ONCE(qp->dev->reord))
 		irn_flow_on_reorder(&qp->flow);
+	/*
+	 * Only a QP that can speak IRN may spray; it does once IRN is on
+	 * (irn_flow_path_pick()).  The others have the base port alone.
+	 */
+	irn_flow_path_init(&qp->flow, qp->irn.mode != IRN_MODE_GBN ?
+			   READ_ONCE(tun->paths) : 1, qp->dev->stats);
 }
 
 /**
@@ -261,6 +267,10 @@ int irn_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				  GFP_KERNEL);
 		if (err)
 			return err;
+		err = irn_sb_paths_init(&qp->irn.sb, irn_flow_paths(&qp->flow),
+					GFP_KERNEL);
+		if (err)
+			goto err_free_sb;
 		if (qp->irn.mode != IRN_MODE_GBN) {
 			/* A SACK reports the whole window (irn_hdr.h). */
 			BUILD_BUG_ON(IRN_SACK_BITS < 2 * IRN_CAP_MAX - 1);
@@ -381,6 +391,8 @@ static void reset_qp(struct irn_qp *qp)
 	qp->rq.queue.buf->producer_index = 0;
 	qp->rq.queue.buf->consumer_index = 0;
 	irn_flow_init(&qp->flow, qp->flow.cap);
+	irn_flow_path_init(&qp->flow, irn_flow_paths(&qp->flow),
+			   qp->dev->stats);
 	if (irn_qp_is_rc(qp))
 		irn_flow_cc_start(&qp->flow, &qp->dev->tun.cc,
 				  irn_qp_num(qp), ktime_get_ns());
@@ -411,6 +423,13 @@ static int apply_av(struct irn_qp *qp, struct ib_qp_attr *attr, int mask)
 	err = irn_av_init(av, &attr->ah_attr, irn_qp_num(qp), rqpn,
 			  GFP_KERNEL);
 	if (err) {
+		kfree(av);
+		return err;
+	}
+	/* A route cache per path: each port may hash to another next hop. */
+	err = irn_av_init_paths(av, irn_flow_paths(&qp->flow), GFP_KERNEL);
+	if (err) {
+		irn_av_cleanup(av);
 		kfree(av);
 		return err;
 	}

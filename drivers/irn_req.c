@@ -623,12 +623,15 @@ static u32 read_chunk(const struct irn_qp *qp, const struct irn_swqe *w,
  * @offset: bytes of the message before it
  * @resend_pkts: 0 for a new packet; for a retransmission, the PSNs it may
  *		 cover (a re-requested read asks for no more than that)
+ * @avoid: IRN_PATH_NONE for a new packet; for a retransmission, the path
+ *	   its packet was lost on, or IRN_PATH_UNKNOWN (irn_flow_path_pick())
  */
 struct req_pos {
 	u32	index;
 	u32	psn;
 	u32	offset;
 	u32	resend_pkts;
+	u32	avoid;
 };
 
 /* Move the requester past a packet it has just built for the first time. */
@@ -771,19 +774,29 @@ static enum ib_wc_status build_packet(struct irn_qp *qp,
 }
 
 /*
- * A packet about to be sent: the scoreboard learns its PSNs, a resent one
- * is counted, and a first one moves the requester past it.
+ * A packet about to be sent on @path (@seq its number there): the
+ * scoreboard learns its PSNs, a resent one is counted, and a first one
+ * moves the requester past it.  A read's or an atomic's PSNs are
+ * recorded without a path: the responder orders their replies, and the
+ * scoreboard judges them by the single-path rules.
  */
 static void account_packet(struct irn_qp *qp, struct irn_swqe *w,
 			   const struct req_pos *pos,
-			   const struct req_pkt *pkt, u64 now)
+			   const struct req_pkt *pkt, u64 now, u32 path,
+			   u32 seq)
 {
 	if (pkt->irn) {
 		u32 n = pkt->read ?
 			max_t(u32, DIV_ROUND_UP(pkt->chunk, qp->mtu), 1) : 1;
+		u32 p;
 
-		while (n--)
-			irn_sb_sent(&qp->irn.sb, irn_psn_add(pos->psn, n), now);
+		if (takes_rd_credit(w->opcode))
+			path = IRN_PATH_NONE;
+		while (n--) {
+			p = irn_psn_add(pos->psn, n);
+			irn_sb_sent(&qp->irn.sb, p, now);
+			irn_sb_sent_path(&qp->irn.sb, p, path, seq);
+		}
 	}
 	if (pos->resend_pkts || irn_psn_before(pos->psn, qp->req.high)) {
 		w->resent = true;
@@ -802,6 +815,7 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 	struct req_pkt pkt;
 	struct sk_buff *skb;
 	struct irn_av *av;
+	u32 path, seq;
 	u64 now;
 
 	plan_packet(qp, w, pos, &pkt);
@@ -819,16 +833,22 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 		return status;
 	}
 	/*
+	 * The path: the base port unless the QP sprays, which it does only
+	 * with IRN on (the peer places out of order).
+	 */
+	path = irn_flow_path_pick(&qp->flow, pkt.irn, pos->avoid, now, &seq);
+	/*
 	 * Account for the packet before sending it: its response can come
 	 * back before irn_xmit() returns (a local peer is processed in the
 	 * softirq run when the transmit path re-enables bottom halves).
 	 */
-	account_packet(qp, w, pos, &pkt, now);
+	account_packet(qp, w, pos, &pkt, now, path, seq);
 	if (irn_qp_is_rc(qp))
 		irn_comp_arm_rto(qp);
 	irn_flow_on_sent(&qp->flow, skb->len, now);
 	irn_txsock_own(qp, skb);
-	irn_xmit(qp->dev, av, skb, irn_flow_tos(&qp->flow, av->tos));
+	irn_xmit_path(qp->dev, av, skb, irn_flow_tos(&qp->flow, av->tos),
+		      path);
 	rcu_read_unlock();
 	if (pkt.last && !irn_qp_is_rc(qp))
 		irn_task_run(&qp->comp_task);
@@ -841,6 +861,7 @@ static enum req_state send_packet(struct irn_qp *qp, struct irn_swqe *w)
 		.index = qp->req.next,
 		.psn = qp->req.psn,
 		.offset = qp->req.offset,
+		.avoid = IRN_PATH_NONE,
 	};
 	enum ib_wc_status status = build_and_send(qp, w, &pos);
 
@@ -870,6 +891,7 @@ static u32 missing_run(struct irn_qp *qp, u32 psn, s32 max)
 static enum req_state retransmit(struct irn_qp *qp)
 {
 	struct req_pos pos = { .resend_pkts = 1 };
+	u32 lost_path = IRN_PATH_NONE, lost_seq;
 	struct irn_swqe *w;
 	u64 ripe_ns;
 	bool lost;
@@ -895,10 +917,16 @@ static enum req_state retransmit(struct irn_qp *qp)
 
 			pos.resend_pkts = missing_run(qp, pos.psn, left);
 		}
+		lost_path = irn_sb_path(&qp->irn.sb, pos.psn, &lost_seq);
 		irn_sb_mark_resent(&qp->irn.sb, pos.psn, pos.resend_pkts);
 	}
 	ripe_ns = qp->irn.sb.ripe_ns;
 	spin_unlock_bh(&qp->irn.sb_lock);
+	/* The path it was lost on hears of it; the resend avoids that path. */
+	if (lost_path != IRN_PATH_NONE)
+		irn_flow_on_path_loss(&qp->flow, lost_path, lost_seq, false,
+				      ktime_get_ns());
+	pos.avoid = lost_path != IRN_PATH_NONE ? lost_path : IRN_PATH_UNKNOWN;
 	/* A loss waiting for the reordering window: look again then. */
 	if (ripe_ns)
 		hrtimer_start(&qp->irn.reo_timer, ns_to_ktime(ripe_ns),

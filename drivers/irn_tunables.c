@@ -12,6 +12,7 @@
 #include <linux/string.h>
 
 #include "irn_dev.h"
+#include "irn_path.h"
 #include "irn_tunables.h"
 
 static const char * const mode_names[] = {
@@ -26,6 +27,7 @@ static u32 default_rto_low_us = 1000;
 static u32 default_rto_high_us = 5000;
 static bool default_sack_single;
 static u32 default_cc = IRN_CC_NONE;
+static u32 default_paths = 1;
 
 /**
  * irn_mode_parse() - mode from its name
@@ -103,6 +105,8 @@ module_param_named(sack_single, default_sack_single, bool, 0644);
 MODULE_PARM_DESC(sack_single, "SACKs name one PSN, as IRN's NACK (for comparison); default N: the whole bitmap");
 module_param_cb(cc, &cc_ops, NULL, 0644);
 MODULE_PARM_DESC(cc, "congestion control of new RC QPs: none (default), dcqcn or delay");
+module_param_named(paths, default_paths, uint, 0644);
+MODULE_PARM_DESC(paths, "UDP source ports an IRN QP sprays its requests over, 1..8; default 1 (no spraying), 4 suggested");
 
 /**
  * irn_tunables_default() - a new device's knobs, from the module parameters
@@ -121,4 +125,5 @@ void irn_tunables_default(struct irn_tunables *tun)
 	irn_cc_config_default(&tun->cc, READ_ONCE(default_cc));
 	tun->cnp_interval_us = IRN_CNP_INTERVAL_US;
 	tun->cnp_dscp = IRN_CNP_DSCP;
+	tun->paths = clamp_t(u32, READ_ONCE(default_paths), 1, IRN_PATH_MAX);
 }

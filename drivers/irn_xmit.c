@@ -10,6 +10,13 @@
  * network namespace's (irn_dev.net), whichever process or kernel consumer
  * posted the work.
  *
+ * A QP that sprays its requests (irn_path.h) sends each from one of its
+ * paths' source ports, with that path's route cache: the route is looked
+ * up with the UDP ports, so that a multipath route (ECMP, with
+ * fib_multipath_hash_policy 1) takes the next hop the port hashes to.
+ * Everything else goes from the address vector's own port, its route
+ * looked up without ports, as it always was.
+ *
  * Packets between two addresses of the same host go through the loopback
  * device of the namespace like any local traffic and come back in through
  * the namespace's UDP port; the receive side finds the device from the
@@ -33,6 +40,7 @@
 #include "irn_dev.h"
 #include "irn_hdr.h"
 #include "irn_icrc.h"
+#include "irn_path.h"
 #include "irn_xmit.h"
 
 #define IRN_XMIT_HEADROOM	(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
@@ -66,7 +74,21 @@ struct sk_buff *irn_xmit_alloc(struct irn_dev *dev, unsigned int len,
 	return skb;
 }
 
-static struct dst_entry *route4(struct irn_dev *dev, struct irn_av *av,
+/**
+ * struct xmit_path - where a packet leaves from
+ * @sport: its UDP source port, network order
+ * @cache: the route cache to use
+ * @ports: look the route up with the UDP ports (a path of a QP that
+ *	   sprays); without them, as for any unsprayed packet
+ */
+struct xmit_path {
+	__be16			sport;
+	struct dst_cache	*cache;
+	bool			ports;
+};
+
+static struct dst_entry *route4(struct irn_dev *dev,
+				const struct xmit_path *xp,
 				__be32 saddr, __be32 daddr)
 {
 	struct dst_entry *dst;
@@ -80,17 +102,23 @@ static struct dst_entry *route4(struct irn_dev *dev, struct irn_av *av,
 
 	/* dst_cache's per-CPU slot: bottom halves off (irn_xmit()) */
 	lockdep_assert_in_softirq();
-	dst = dst_cache_get(&av->dst_cache);
+	dst = dst_cache_get(xp->cache);
 	if (dst)
 		return dst;
+	if (xp->ports) {
+		fl.fl4_sport = xp->sport;
+		fl.fl4_dport = htons(ROCE_V2_UDP_DPORT);
+	}
 	rt = ip_route_output_key(dev->net, &fl);
 	if (IS_ERR(rt))
 		return NULL;
-	dst_cache_set_ip4(&av->dst_cache, &rt->dst, saddr);
+	dst_cache_set_ip4(xp->cache, &rt->dst, saddr);
 	return &rt->dst;
 }
 
-static struct dst_entry *route6(struct irn_dev *dev, struct irn_av *av)
+static struct dst_entry *route6(struct irn_dev *dev,
+				const struct xmit_path *xp,
+				const struct irn_av *av)
 {
 	struct dst_entry *dst;
 	struct flowi6 fl = {
@@ -102,13 +130,17 @@ static struct dst_entry *route6(struct irn_dev *dev, struct irn_av *av)
 
 	/* dst_cache's per-CPU slot: bottom halves off (irn_xmit()) */
 	lockdep_assert_in_softirq();
-	dst = dst_cache_get(&av->dst_cache);
+	dst = dst_cache_get(xp->cache);
 	if (dst)
 		return dst;
+	if (xp->ports) {
+		fl.fl6_sport = xp->sport;
+		fl.fl6_dport = htons(ROCE_V2_UDP_DPORT);
+	}
 	dst = ipv6_stub->ipv6_dst_lookup_flow(dev->net, NULL, &fl, NULL);
 	if (IS_ERR(dst))
 		return NULL;
-	dst_cache_set_ip6(&av->dst_cache, dst, &av->saddr);
+	dst_cache_set_ip6(xp->cache, dst, &av->saddr);
 	return dst;
 }
 
@@ -118,7 +150,8 @@ static struct dst_entry *route6(struct irn_dev *dev, struct irn_av *av)
  * device sends nothing until it is gone, since its netdev's interface
  * index may name another netdev of dev->net by now.
  */
-static struct dst_entry *route(struct irn_dev *dev, struct irn_av *av)
+static struct dst_entry *route(struct irn_dev *dev, const struct irn_av *av,
+			       const struct xmit_path *xp)
 {
 	struct dst_entry *dst;
 
@@ -126,22 +159,22 @@ static struct dst_entry *route(struct irn_dev *dev, struct irn_av *av)
 		return NULL;
 	local_bh_disable();
 	if (av->family == AF_INET)
-		dst = route4(dev, av, av->saddr.s6_addr32[3],
+		dst = route4(dev, xp, av->saddr.s6_addr32[3],
 			     av->daddr.s6_addr32[3]);
 	else
-		dst = route6(dev, av);
+		dst = route6(dev, xp, av);
 	local_bh_enable();
 	return dst;
 }
 
-static void push_udp(struct sk_buff *skb, const struct irn_av *av)
+static void push_udp(struct sk_buff *skb, __be16 sport)
 {
 	struct udphdr *uh;
 
 	__skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
 	uh = udp_hdr(skb);
-	uh->source = av->sport;
+	uh->source = sport;
 	uh->dest = htons(ROCE_V2_UDP_DPORT);
 	uh->len = htons(skb->len);
 	/* RoCEv2 sends no UDP checksum: the ICRC covers the packet. */
@@ -185,7 +218,7 @@ static void push_ip6(struct sk_buff *skb, const struct irn_av *av, u8 tos)
 }
 
 /**
- * irn_xmit() - send a packet
+ * irn_xmit_path() - send a packet on one of a QP's paths
  * @dev: device
  * @av: destination; its route cache is updated
  * @skb: from irn_xmit_alloc(), transport headers and payload filled;
@@ -193,6 +226,9 @@ static void push_ip6(struct sk_buff *skb, const struct irn_av *av, u8 tos)
  * @tos: the IP header's traffic class: @av's, or with its ECN field set
  *	 (ECN-capable data, CNPs at their own DSCP); the ICRC does not
  *	 cover it
+ * @path: the path (irn_flow_path_pick()), below @av->npaths; anything
+ *	  else, IRN_PATH_NONE among them, sends from @av's own port as
+ *	  irn_xmit() does
  *
  * The requester sends from process context and the responder from
  * softirq, both through a QP's one address vector: the route cache's
@@ -203,13 +239,22 @@ static void push_ip6(struct sk_buff *skb, const struct irn_av *av, u8 tos)
  * Return: 0, or a negative errno if the packet was dropped locally (the
  * transport recovers it like a loss).
  */
-int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb,
-	     u8 tos)
+int irn_xmit_path(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb,
+		  u8 tos, u32 path)
 {
+	struct xmit_path xp = {
+		.sport = av->sport,
+		.cache = &av->dst_cache,
+	};
 	struct dst_entry *dst;
 	int err;
 
-	dst = route(dev, av);
+	if (path < av->npaths) {
+		xp.sport = av->paths[path].sport;
+		xp.cache = &av->paths[path].dst_cache;
+		xp.ports = true;
+	}
+	dst = route(dev, av, &xp);
 	skb->protocol = av->family == AF_INET ? htons(ETH_P_IP) :
 						htons(ETH_P_IPV6);
 	if (!dst) {
@@ -220,7 +265,7 @@ int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb,
 	skb_dst_set(skb, dst);
 	skb->dev = dst->dev;
 
-	push_udp(skb, av);
+	push_udp(skb, xp.sport);
 	if (av->family == AF_INET)
 		push_ip4(dev->net, skb, av, tos);
 	else
@@ -237,4 +282,21 @@ int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb,
 		return 0;
 	irn_dev_count(dev, IRN_CNT_SEND_DROPPED);
 	return -EAGAIN;
+}
+
+/**
+ * irn_xmit() - send a packet from the address vector's own port
+ * @dev: device
+ * @av: destination; its route cache is updated
+ * @skb: from irn_xmit_alloc(), transport headers and payload filled;
+ *	 consumed
+ * @tos: the IP header's traffic class (irn_xmit_path())
+ *
+ * Context: as irn_xmit_path().
+ * Return: as irn_xmit_path().
+ */
+int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb,
+	     u8 tos)
+{
+	return irn_xmit_path(dev, av, skb, tos, IRN_PATH_NONE);
 }

@@ -13,6 +13,17 @@
 struct irn_dev;
 
 /**
+ * struct irn_av_path - one path of a QP's address vector
+ * @sport: its UDP source port, network order (irn_path_sport())
+ * @dst_cache: its route cache: under ECMP each port may take another
+ *	       next hop
+ */
+struct irn_av_path {
+	__be16			sport;
+	struct dst_cache	dst_cache;
+};
+
+/**
  * struct irn_av - a resolved RoCEv2 destination
  * @family: AF_INET or AF_INET6
  * @saddr: source address (IPv4 in the mapped form)
@@ -22,6 +33,8 @@ struct irn_dev;
  * @flow_label: IPv6 flow label
  * @sport: UDP source port, in network order
  * @dst_cache: route cache, so that packets skip the route lookup
+ * @npaths: entries of @paths, 0 for a vector that is not sprayed over
+ * @paths: a QP's paths (irn_av_init_paths()), NULL for none
  * @pd: the protection domain of the AH this vector belongs to; NULL in a
  *	QP's own vector.  Compared only, never dereferenced: the AH, which
  *	holds the PD, is gone from the AH table before its PD can go.
@@ -36,6 +49,8 @@ struct irn_av {
 	u32			flow_label;
 	__be16			sport;
 	struct dst_cache	dst_cache;
+	u32			npaths;
+	struct irn_av_path	*paths;
 	const struct ib_pd	*pd;
 	struct rcu_head		rcu;
 };
@@ -59,6 +74,7 @@ static inline struct irn_ah *to_irn_ah(struct ib_ah *ibah)
 
 int irn_av_init(struct irn_av *av, const struct rdma_ah_attr *attr,
 		u32 lqpn, u32 rqpn, gfp_t gfp);
+int irn_av_init_paths(struct irn_av *av, u32 n, gfp_t gfp);
 void irn_av_cleanup(struct irn_av *av);
 void irn_av_free(struct irn_av *av);
 

@@ -48,6 +48,8 @@ enum irn_mode {
  * @cnp_interval_us: a QP sends at most one CNP this often (mlx5's
  *		     np_min_time_between_cnps)
  * @cnp_dscp: DSCP of the CNPs sent (np_cnp_dscp)
+ * @paths: UDP source ports an RC QP with IRN on sprays its requests over,
+ *	   1..IRN_PATH_MAX; 1, the default, sprays nothing
  *
  * Written through debugfs at any time, so read with READ_ONCE().
  */
@@ -60,6 +62,7 @@ struct irn_tunables {
 	struct irn_cc_config	cc;
 	u32			cnp_interval_us;
 	u32			cnp_dscp;
+	u32			paths;
 };
 
 /**

@@ -313,6 +313,13 @@ static inline void irn_qp_sb_clock(struct irn_qp *qp)
 {
 	lockdep_assert_held(&qp->irn.sb_lock);
 	irn_sb_clock(&qp->irn.sb, ktime_get_ns(), irn_qp_reorder_ns(qp));
+	/*
+	 * Several paths: how long a PSN passed by other paths' only waits;
+	 * never less than the reordering window (ripe_at() in irn_sb.c).
+	 */
+	if (qp->irn.sb.npaths > 1)
+		irn_sb_clock_paths(&qp->irn.sb,
+				   irn_flow_path_window_ns(&qp->flow));
 }
 
 /* Does the requester send IRN requests and recover selectively? */

@@ -15,5 +15,7 @@ struct sk_buff *irn_xmit_alloc(struct irn_dev *dev, unsigned int len,
 			       gfp_t gfp);
 int irn_xmit(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb,
 	     u8 tos);
+int irn_xmit_path(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb,
+		  u8 tos, u32 path);
 
 #endif /* _IRN_XMIT_H */
