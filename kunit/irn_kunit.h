@@ -17,5 +17,6 @@ extern struct kunit_suite irn_sb_suite;
 extern struct kunit_suite irn_rxwin_suite;
 extern struct kunit_suite irn_srq_suite;
 extern struct kunit_suite irn_mr_suite;
+extern struct kunit_suite irn_path_suite;
 
 #endif /* _IRN_KUNIT_H */

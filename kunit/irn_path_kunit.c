@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Multipath: the path selector (irn_path.c), the flow's gate in front of
+ * it, and the scoreboard's per-path loss rule on scripted sequences.
+ */
+
+#include <kunit/test.h>
+
+#include "irn_flow.h"
+#include "irn_kunit.h"
+#include "irn_path.h"
+#include "irn_psn.h"
+#include "irn_sb.h"
+
+#define MS	1000000ULL
+
+/* Pick @n new packets at @now; count them per path in @hits. */
+static void pick_n(struct irn_path_set *s, u32 n, u64 now, u32 *hits)
+{
+	u32 seq;
+
+	while (n--)
+		hits[irn_path_pick(s, IRN_PATH_NONE, now, &seq)]++;
+}
+
+/* Strike path @i with @n losses of packets sent after its last probe. */
+static void lose(struct irn_path_set *s, u32 i, u32 n, u64 now)
+{
+	while (n--)
+		irn_path_on_loss(s, i, s->p[i].seq, false, now);
+}
+
+static void irn_test_path_sport(struct kunit *test)
+{
+	u16 ports[IRN_PATH_MAX];
+	u32 i, j;
+
+	KUNIT_EXPECT_EQ(test, irn_path_sport(0xc123, 0), 0xc123);
+	for (i = 0; i < IRN_PATH_MAX; i++) {
+		ports[i] = irn_path_sport(0xfffe, i);
+		KUNIT_EXPECT_GE(test, ports[i], 0xc000);
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, ports[i], ports[j]);
+	}
+}
+
+/* Equal paths take turns: every K packets visit every path once. */
+static void irn_test_path_spreads(struct kunit *test)
+{
+	u32 hits[IRN_PATH_MAX] = {}, i, seq, prev = IRN_PATH_NONE, cur;
+	struct irn_path_set s;
+
+	irn_path_set_init(&s, 4);
+	for (i = 0; i < 400; i++) {
+		cur = irn_path_pick(&s, IRN_PATH_NONE, 0, &seq);
+		KUNIT_EXPECT_LT(test, cur, 4U);
+		KUNIT_EXPECT_NE(test, cur, prev);
+		hits[cur]++;
+		prev = cur;
+	}
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, hits[i], 100U);
+		KUNIT_EXPECT_EQ(test, s.p[i].seq, 100U);
+	}
+}
+
+/* One path: the base port, always; the flow does not even ask. */
+static void irn_test_path_one(struct kunit *test)
+{
+	struct irn_flow *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	struct irn_path_set s;
+	u32 seq;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	irn_path_set_init(&s, 1);
+	KUNIT_EXPECT_EQ(test, irn_path_pick(&s, IRN_PATH_NONE, 0, &seq), 0U);
+	irn_flow_init(f, 0);
+	irn_flow_path_init(f, 1, NULL);
+	KUNIT_EXPECT_EQ(test, irn_flow_path_pick(f, true, IRN_PATH_NONE, 0,
+						 &seq), IRN_PATH_NONE);
+	irn_flow_path_init(f, 4, NULL);
+	KUNIT_EXPECT_EQ(test, irn_flow_path_pick(f, false, IRN_PATH_NONE, 0,
+						 &seq), IRN_PATH_NONE);
+	KUNIT_EXPECT_LT(test, irn_flow_path_pick(f, true, IRN_PATH_NONE, 0,
+						 &seq), 4U);
+}
+
+/* Losses make a path SUSPECT (a quarter of the weight), then DOWN. */
+static void irn_test_path_suspect_then_down(struct kunit *test)
+{
+	u32 hits[IRN_PATH_MAX] = {};
+	struct irn_path_set s;
+
+	irn_path_set_init(&s, 4);
+	lose(&s, 3, IRN_PATH_SUSPECT_STRIKES, 0);
+	KUNIT_EXPECT_EQ(test, s.p[3].state, IRN_PATH_SUSPECT);
+	pick_n(&s, 130, 0, hits);
+	KUNIT_EXPECT_EQ(test, hits[3], 10U);
+	KUNIT_EXPECT_EQ(test, hits[0], 40U);
+	lose(&s, 3, IRN_PATH_DOWN_STRIKES - IRN_PATH_SUSPECT_STRIKES, 0);
+	KUNIT_EXPECT_EQ(test, s.p[3].state, IRN_PATH_DOWN);
+	memset(hits, 0, sizeof(hits));
+	pick_n(&s, 300, IRN_PATH_PROBE_NS - 1, hits);
+	KUNIT_EXPECT_EQ(test, hits[3], 0U);
+	KUNIT_EXPECT_EQ(test, hits[0], 100U);
+	KUNIT_EXPECT_EQ(test, s.changes, 2ULL);
+}
+
+/* Deliveries in a row clear the strikes: SUSPECT is ACTIVE again. */
+static void irn_test_path_clean_run(struct kunit *test)
+{
+	struct irn_path_news nw = { .any = true };
+	struct irn_path_set s;
+
+	irn_path_set_init(&s, 2);
+	lose(&s, 1, IRN_PATH_SUSPECT_STRIKES, 0);
+	nw.acked[1] = IRN_PATH_CLEAN_ACKS - 1;
+	nw.high_seq[1] = 1;
+	irn_path_on_news(&s, &nw);
+	KUNIT_EXPECT_EQ(test, s.p[1].state, IRN_PATH_SUSPECT);
+	nw.acked[1] = 1;
+	irn_path_on_news(&s, &nw);
+	KUNIT_EXPECT_EQ(test, s.p[1].state, IRN_PATH_ACTIVE);
+	KUNIT_EXPECT_EQ(test, s.p[1].strikes, 0);
+	KUNIT_EXPECT_EQ(test, s.p[1].acked, (u64)IRN_PATH_CLEAN_ACKS);
+}
+
+/*
+ * A DOWN path is probed once its backoff has passed, by a new packet
+ * only; a failed probe doubles the backoff, a delivered one revives it,
+ * and losses of packets sent before the probe do not count against it.
+ */
+static void irn_test_path_probe(struct kunit *test)
+{
+	struct irn_path_news nw = { .any = true };
+	struct irn_path_set s;
+	u64 t = 5 * MS;
+	u32 seq;
+
+	irn_path_set_init(&s, 3);
+	lose(&s, 2, IRN_PATH_DOWN_STRIKES, t);
+	KUNIT_EXPECT_EQ(test, s.p[2].probe_ns, t + IRN_PATH_PROBE_NS);
+	t += IRN_PATH_PROBE_NS;
+	/* A resend is no probe. */
+	KUNIT_EXPECT_NE(test, irn_path_pick(&s, 0, t, &seq), 2U);
+	KUNIT_EXPECT_EQ(test, irn_path_pick(&s, IRN_PATH_NONE, t, &seq), 2U);
+	KUNIT_EXPECT_EQ(test, s.p[2].state, IRN_PATH_PROBING);
+	KUNIT_EXPECT_EQ(test, s.p[2].probes, 1ULL);
+	/* The probe is lost: down for twice as long. */
+	irn_path_on_loss(&s, 2, seq, false, t);
+	KUNIT_EXPECT_EQ(test, s.p[2].state, IRN_PATH_DOWN);
+	KUNIT_EXPECT_EQ(test, s.p[2].probe_ns, t + 2 * IRN_PATH_PROBE_NS);
+	KUNIT_EXPECT_NE(test, irn_path_pick(&s, IRN_PATH_NONE,
+					    t + IRN_PATH_PROBE_NS, &seq), 2U);
+	t += 2 * IRN_PATH_PROBE_NS;
+	KUNIT_EXPECT_EQ(test, irn_path_pick(&s, IRN_PATH_NONE, t, &seq), 2U);
+	/* An older packet's loss says nothing of the path since the probe. */
+	irn_path_on_loss(&s, 2, seq - 1, false, t);
+	KUNIT_EXPECT_EQ(test, s.p[2].state, IRN_PATH_PROBING);
+	/* The probe arrives. */
+	nw.acked[2] = 1;
+	nw.high_seq[2] = seq + 1;
+	irn_path_on_news(&s, &nw);
+	KUNIT_EXPECT_EQ(test, s.p[2].state, IRN_PATH_ACTIVE);
+}
+
+/*
+ * A resend avoids the path its packet was lost on while another path
+ * has weight, and takes it when no other has.
+ */
+static void irn_test_path_resend_avoids(struct kunit *test)
+{
+	struct irn_path_set s;
+	u32 i, seq;
+
+	irn_path_set_init(&s, 4);
+	for (i = 0; i < 40; i++)
+		KUNIT_EXPECT_NE(test, irn_path_pick(&s, 1, 0, &seq), 1U);
+	lose(&s, 0, IRN_PATH_DOWN_STRIKES, 0);
+	lose(&s, 2, IRN_PATH_DOWN_STRIKES, 0);
+	lose(&s, 3, IRN_PATH_DOWN_STRIKES, 0);
+	KUNIT_EXPECT_EQ(test, irn_path_pick(&s, 1, 0, &seq), 1U);
+}
+
+/* Every path DOWN: the QP still sends, probing the earliest due. */
+static void irn_test_path_all_down(struct kunit *test)
+{
+	struct irn_path_set s;
+	u32 seq;
+
+	irn_path_set_init(&s, 2);
+	lose(&s, 1, IRN_PATH_DOWN_STRIKES, 0);
+	lose(&s, 0, IRN_PATH_DOWN_STRIKES, MS);
+	KUNIT_EXPECT_EQ(test, irn_path_pick(&s, IRN_PATH_NONE, 2 * MS, &seq),
+			1U);
+	KUNIT_EXPECT_EQ(test, s.p[1].state, IRN_PATH_PROBING);
+}
+
+/* The cross-path window follows the slowest live path. */
+static void irn_test_path_window(struct kunit *test)
+{
+	struct irn_path_news nw = { .any = true };
+	struct irn_path_set s;
+
+	irn_path_set_init(&s, 2);
+	KUNIT_EXPECT_EQ(test, irn_path_window_ns(&s), 0ULL);
+	nw.rtt_ns[0] = 100000;
+	nw.rtt_ns[1] = 400000;
+	irn_path_on_news(&s, &nw);
+	/* First samples: srtt + 4 * srtt / 2. */
+	KUNIT_EXPECT_EQ(test, irn_path_window_ns(&s), 1200000ULL);
+	lose(&s, 1, IRN_PATH_DOWN_STRIKES, 0);
+	KUNIT_EXPECT_EQ(test, irn_path_window_ns(&s), 300000ULL);
+}
+
+/*
+ * Scoreboard of two paths: PSN 100 + i goes on path i % 2 as its
+ * (i / 2)th packet, sent at time i.  Reordering window 0, cross-path
+ * window 1000.
+ */
+static struct irn_sb *two_paths(struct kunit *test, u32 n)
+{
+	struct irn_sb *sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	KUNIT_ASSERT_EQ(test, irn_sb_init(sb, 64, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, irn_sb_paths_init(sb, 2, GFP_KERNEL), 0);
+	irn_sb_reset(sb, 100);
+	for (i = 0; i < n; i++) {
+		irn_sb_sent(sb, 100 + i, i + 1);
+		irn_sb_sent_path(sb, 100 + i, i % 2, i / 2);
+	}
+	irn_sb_clock(sb, 50, 0);
+	irn_sb_clock_paths(sb, 1000);
+	return sb;
+}
+
+/*
+ * Path 1 is slow: path 0's packets overtake its PSN 101 by far, which is
+ * not lost for that until the cross-path window has passed; its own
+ * path's later packets passing it make it lost at once.
+ */
+static void irn_test_path_sb_other_path_no_loss(struct kunit *test)
+{
+	struct irn_sb *sb = two_paths(test, 12);
+	u32 psn;
+
+	irn_sb_mark(sb, 100);
+	irn_sb_mark(sb, 102);
+	irn_sb_mark(sb, 104);
+	irn_sb_mark(sb, 106);
+	irn_sb_mark(sb, 108);
+	KUNIT_EXPECT_FALSE(test, irn_sb_lost(sb, 101));
+	KUNIT_EXPECT_FALSE(test, irn_sb_start_recovery(sb, 112));
+	KUNIT_EXPECT_FALSE(test, irn_sb_next_lost(sb, &psn));
+	/* Sent at 2: lost at 2 + 1000 unless its path shows up first. */
+	KUNIT_EXPECT_EQ(test, sb->ripe_ns, 1002ULL);
+	KUNIT_EXPECT_FALSE(test, irn_sb_take_reordered(sb));
+	/* Path 1's packets 2 to 5 arrive: 0 and 1 were lost. */
+	irn_sb_mark(sb, 105);
+	irn_sb_mark(sb, 107);
+	irn_sb_mark(sb, 109);
+	irn_sb_mark(sb, 111);
+	KUNIT_EXPECT_TRUE(test, irn_sb_lost(sb, 101));
+	KUNIT_EXPECT_TRUE(test, irn_sb_start_recovery(sb, 112));
+	KUNIT_EXPECT_TRUE(test, irn_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_EQ(test, psn, 101U);
+	irn_sb_mark_resent(sb, psn, 1);
+	KUNIT_EXPECT_TRUE(test, irn_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_EQ(test, psn, 103U);
+	irn_sb_free(sb);
+}
+
+/* A path that died: its PSNs are lost once the cross-path window passed. */
+static void irn_test_path_sb_dead_path(struct kunit *test)
+{
+	struct irn_sb *sb = two_paths(test, 10);
+	u32 psn;
+
+	irn_sb_mark(sb, 100);
+	irn_sb_mark(sb, 102);
+	irn_sb_mark(sb, 104);
+	irn_sb_mark(sb, 106);
+	irn_sb_mark(sb, 108);
+	irn_sb_clock(sb, 1001, 0);
+	KUNIT_EXPECT_FALSE(test, irn_sb_lost(sb, 101));
+	irn_sb_clock(sb, 1002, 0);
+	KUNIT_EXPECT_TRUE(test, irn_sb_lost(sb, 101));
+	KUNIT_EXPECT_TRUE(test, irn_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_EQ(test, psn, 101U);
+	irn_sb_free(sb);
+}
+
+/*
+ * Losses are not monotone across paths: path 0's PSN 102 is lost while
+ * path 1's PSN 101, before it, is still on its way.  The resend scan
+ * finds 102 and keeps its cursor on 101.
+ */
+static void irn_test_path_sb_not_monotone(struct kunit *test)
+{
+	struct irn_sb *sb = two_paths(test, 12);
+	u32 psn;
+
+	irn_sb_mark(sb, 100);
+	irn_sb_mark(sb, 104);
+	irn_sb_mark(sb, 106);
+	irn_sb_mark(sb, 108);
+	irn_sb_mark(sb, 110);
+	KUNIT_EXPECT_FALSE(test, irn_sb_lost(sb, 101));
+	KUNIT_EXPECT_TRUE(test, irn_sb_lost(sb, 102));
+	KUNIT_EXPECT_TRUE(test, irn_sb_start_recovery(sb, 112));
+	KUNIT_EXPECT_TRUE(test, irn_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_EQ(test, psn, 102U);
+	irn_sb_mark_resent(sb, psn, 1);
+	KUNIT_EXPECT_FALSE(test, irn_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_EQ(test, sb->cursor, 101U);
+	irn_sb_free(sb);
+}
+
+/*
+ * Reordering is a packet overtaken on its own path; another path's being
+ * faster is not.  What the deliveries said of each path is gathered.
+ */
+static void irn_test_path_sb_reorder_and_news(struct kunit *test)
+{
+	struct irn_sb *sb = two_paths(test, 8);
+	struct irn_path_news nw;
+
+	irn_sb_mark(sb, 102);
+	irn_sb_mark(sb, 101);
+	KUNIT_EXPECT_FALSE(test, irn_sb_take_reordered(sb));
+	irn_sb_mark(sb, 100);
+	KUNIT_EXPECT_TRUE(test, irn_sb_take_reordered(sb));
+	irn_sb_take_path_news(sb, &nw);
+	KUNIT_EXPECT_TRUE(test, nw.any);
+	KUNIT_EXPECT_EQ(test, nw.acked[0], 2U);
+	KUNIT_EXPECT_EQ(test, nw.high_seq[0], 2U);
+	KUNIT_EXPECT_EQ(test, nw.acked[1], 1U);
+	/* Sent at 2, acknowledged at 50. */
+	KUNIT_EXPECT_EQ(test, nw.rtt_ns[1], 48ULL);
+	irn_sb_take_path_news(sb, &nw);
+	KUNIT_EXPECT_FALSE(test, nw.any);
+	KUNIT_EXPECT_EQ(test, irn_sb_path(sb, 105, &nw.high_seq[0]), 1U);
+	KUNIT_EXPECT_EQ(test, nw.high_seq[0], 2U);
+	irn_sb_free(sb);
+}
+
+static struct kunit_case irn_path_cases[] = {
+	KUNIT_CASE(irn_test_path_sport),
+	KUNIT_CASE(irn_test_path_spreads),
+	KUNIT_CASE(irn_test_path_one),
+	KUNIT_CASE(irn_test_path_suspect_then_down),
+	KUNIT_CASE(irn_test_path_clean_run),
+	KUNIT_CASE(irn_test_path_probe),
+	KUNIT_CASE(irn_test_path_resend_avoids),
+	KUNIT_CASE(irn_test_path_all_down),
+	KUNIT_CASE(irn_test_path_window),
+	KUNIT_CASE(irn_test_path_sb_other_path_no_loss),
+	KUNIT_CASE(irn_test_path_sb_dead_path),
+	KUNIT_CASE(irn_test_path_sb_not_monotone),
+	KUNIT_CASE(irn_test_path_sb_reorder_and_news),
+	{}
+};
+
+struct kunit_suite irn_path_suite = {
+	.name = "irn_path",
+	.test_cases = irn_path_cases,
+};
