@@ -356,23 +356,30 @@ EXPORT_SYMBOL_IF_KUNIT(irn_path_on_news);
  *
  * A packet overtaken by packets of other paths only is lost once it was
  * sent this long ago: the longest of the live paths' srtt + 4 * rttvar,
- * by which its acknowledgment would have come on its own path.
+ * by which its acknowledgment would have come on its own path.  A live
+ * path that has sent packets but has no sample yet may be the slowest:
+ * while one has, the window is twice that.  DOWN paths do not count: what
+ * is in flight on them is given the live paths' window.
  *
- * Context: under the owner's lock, or racy (a stale value shifts one
- * decision).
+ * Context: under the owner's lock.
  * Return: the window in ns; 0 before any path has an RTT sample.
  */
 u64 irn_path_window_ns(const struct irn_path_set *s)
 {
+	bool unmeasured = false;
 	u64 w = 0;
 	u32 i;
 
 	for (i = 0; i < s->n; i++) {
 		const struct irn_path *p = &s->p[i];
 
-		if (p->state != IRN_PATH_DOWN && p->srtt_ns)
+		if (p->state == IRN_PATH_DOWN)
+			continue;
+		if (p->srtt_ns)
 			w = max(w, p->srtt_ns + 4 * p->rttvar_ns);
+		else if (p->seq)
+			unmeasured = true;
 	}
-	return w;
+	return unmeasured ? 2 * w : w;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_path_window_ns);

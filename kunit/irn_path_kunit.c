@@ -196,19 +196,26 @@ static void irn_test_path_all_down(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.p[1].state, IRN_PATH_PROBING);
 }
 
-/* The cross-path window follows the slowest live path. */
+/*
+ * The cross-path window follows the slowest live path, and doubles while
+ * a path that has sent is not measured yet.
+ */
 static void irn_test_path_window(struct kunit *test)
 {
 	struct irn_path_news nw = { .any = true };
+	u32 hits[IRN_PATH_MAX] = {};
 	struct irn_path_set s;
 
-	irn_path_set_init(&s, 2);
+	irn_path_set_init(&s, 3);
 	KUNIT_EXPECT_EQ(test, irn_path_window_ns(&s), 0ULL);
 	nw.rtt_ns[0] = 100000;
 	nw.rtt_ns[1] = 400000;
 	irn_path_on_news(&s, &nw);
 	/* First samples: srtt + 4 * srtt / 2. */
 	KUNIT_EXPECT_EQ(test, irn_path_window_ns(&s), 1200000ULL);
+	pick_n(&s, 3, 0, hits);
+	KUNIT_EXPECT_EQ(test, irn_path_window_ns(&s), 2400000ULL);
+	lose(&s, 2, IRN_PATH_DOWN_STRIKES, 0);
 	lose(&s, 1, IRN_PATH_DOWN_STRIKES, 0);
 	KUNIT_EXPECT_EQ(test, irn_path_window_ns(&s), 300000ULL);
 }
