@@ -28,6 +28,10 @@
 # leaves both out; make check-6.12 (IRN_KERNEL_LINE=6.12) runs the CI
 # tier on 6.12 alone.
 #
+# The tests of two guests boot as one pair a stage, joined by one cable;
+# those whose header also has "cables=2" (the multipath bed) boot as
+# another pair, joined by two (scripts/vm.sh --cables 2), as "integ-2x2".
+#
 # NAME (make check T=NAME) runs one test whatever its tier: an
 # integration test (scripts/tests/NAME.sh; a shell glob selects several),
 # "debug:NAME", "6.12:NAME" or "6.1+6.12:NAME" for it on that kernel or
@@ -63,7 +67,7 @@ declare -A TIMES=()
 NMATCHED=0
 
 usage() {
-	sed -n '4,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	awk 'NR >= 4 && /^#/ { sub(/^# ?/, ""); print; next } NR >= 4 { exit }' "${BASH_SOURCE[0]}"
 	exit "${1:-0}"
 }
 
@@ -197,6 +201,18 @@ test_guests() {
 	printf '%s\n' "${g:-1}"
 }
 
+# test_shape FILE: the boot a test needs: 1 or 2 guests, or 2x2 for two
+# guests joined by two cables ("cables=2": scripts/vm.sh --cables 2),
+# which boot in a group of their own.
+test_shape() {
+	local g
+	g=$(test_guests "$1")
+	if [[ $g == 2 ]] && test_header "$1" | grep -q -E '(^| )cables=2( |$)'; then
+		g=2x2
+	fi
+	printf '%s\n' "$g"
+}
+
 # has_tag HEADER WORD: the irn-test header lists WORD.
 has_tag() { [[ " $1 " == *" $2 "* ]]; }
 
@@ -253,12 +269,15 @@ emit_results() {
 # guests, result prefix, test names and start time.
 declare -A G_PID=() G_N=() G_TAG=() G_NAMES=() G_T0=()
 
-# group_start KERNEL N TEST.sh...: boot the group in the background.
+# group_start KERNEL SHAPE TEST.sh...: boot the group in the background
+# (SHAPE: 1 or 2 guests, or 2x2: two guests on two cables).
 group_start() {
-	local kernel=$1 n=$2 group tag='' f total=120 t left scale=1 v envs=() boot
+	local kernel=$1 n=${2%x*} group tag='' f total=120 t left scale=1 v envs=() boot
+	local cables=(--cables 1) shape=$2
+	[[ $shape != *x2 ]] || cables=(--cables 2)
 	shift 2
 	[[ $kernel == debian ]] || tag=$kernel:
-	group=${tag%:}${tag:+-}integ-$n
+	group=${tag%:}${tag:+-}integ-$shape
 	case $kernel in
 	debian | debug) boot=(--kernel "$kernel") ;;
 	6.1+*) boot=(--kernel debian --kernel-b "debian-${kernel#6.1+}") ;;
@@ -281,9 +300,9 @@ group_start() {
 	fi
 	((total < left)) || total=$left
 	# tests' own knobs (IRN_LOSSY_*, IRN_VERIFY_*, IRN_SUITE_*, IRN_NVMEOF_*,
-	# IRN_WIREFUZZ_*, IRN_RINGFUZZ_*, IRN_FAULTS_*, IRN_SOAK_*, IRN_PERFTEST_*,
+	# IRN_WIREFUZZ_*, IRN_RINGFUZZ_*, IRN_FAULTS_*, IRN_SOAK_*, IRN_PERFTEST_*, IRN_MP_*,
 	# IRN_INTEROP_*) go along
-	for v in $(compgen -e | grep -E '^IRN_(LOSSY|VERIFY|SUITE|NVMEOF|WIREFUZZ|RINGFUZZ|FAULTS|SOAK|PERFTEST|INTEROP)_' || true); do
+	for v in $(compgen -e | grep -E '^IRN_(LOSSY|VERIFY|SUITE|NVMEOF|WIREFUZZ|RINGFUZZ|FAULTS|SOAK|PERFTEST|INTEROP|MP)_' || true); do
 		envs+=(--env "$v=${!v}")
 	done
 	# the debug tests after a run on Debian's kernel: one lossy condition
@@ -307,7 +326,7 @@ group_start() {
 	[[ $STRICT == 0 ]] || envs+=(--env IRN_NO_SKIP=1)
 	# the guests' runner stops the last test 60 s before QEMU is killed,
 	# so that even a stuck test leaves its report
-	"$IRN_ROOT/scripts/vm.sh" "${boot[@]}" --guests "$n" --name "$group" \
+	"$IRN_ROOT/scripts/vm.sh" "${boot[@]}" --guests "$n" "${cables[@]}" --name "$group" \
 		--run-dir "$RUN" --timeout "$total" --modules "${KO[$kernel]}" \
 		--env "IRN_KO=${KO[$kernel]}" --env "IRN_TOOLS=$TOOLS" "${envs[@]}" \
 		--env "IRN_TIMEOUT_SCALE=$scale" --env "IRN_TIER=$TIER" \
@@ -396,8 +415,9 @@ build_tools() {
 }
 
 # stage_tests KERNEL: the tests this run takes on KERNEL (debian, debug,
-# 6.12 or 6.1+6.12), one "GUESTS FILE" line each; "host FILE" for the
-# tests that run on the host, once, with Debian's stage.
+# 6.12 or 6.1+6.12), one "SHAPE FILE" line each (test_shape: 1, 2 or
+# 2x2); "host FILE" for the tests that run on the host, once, with
+# Debian's stage.
 stage_tests() {
 	local f tags=ci
 
@@ -412,7 +432,7 @@ stage_tests() {
 		if test_header "$f" | grep -qw host; then
 			[[ $1 != debian ]] || printf 'host %s\n' "$f"
 		elif [[ $1 != 6.1+* ]] || [[ $(test_guests "$f") == 2 ]]; then
-			printf '%s %s\n' "$(test_guests "$f")" "$f"
+			printf '%s %s\n' "$(test_shape "$f")" "$f"
 		fi
 	done
 }
@@ -452,7 +472,7 @@ stage_module() {
 # the other in the other.  Then the pairs, one after the other.
 run_integration() {
 	local t0=$SECONDS kernels=() k n f host=() failed
-	local -A one=() two=()
+	local -A one=() two=() wide=()
 
 	if [[ -n $ONLY ]]; then
 		kernels=("$ONLY")
@@ -462,12 +482,13 @@ run_integration() {
 		! new_line_follows || kernels+=("$IRN_NEW_LINE" "6.1+$IRN_NEW_LINE")
 	fi
 	for k in "${kernels[@]}"; do
-		one[$k]='' two[$k]=''
+		one[$k]='' two[$k]='' wide[$k]=''
 		while read -r n f; do
 			NMATCHED=$((NMATCHED + 1))
 			case $n in
 			host) host+=("$f") ;;
 			2) two[$k]+=" $f" ;;
+			2x2) wide[$k]+=" $f" ;;
 			*) one[$k]+=" $f" ;;
 			esac
 		done < <(if [[ $k == debug && -z $DEBUG ]]; then
@@ -478,15 +499,15 @@ run_integration() {
 	done
 	build_tools || true
 	for k in "${kernels[@]}"; do
-		[[ -n ${one[$k]}${two[$k]} ]] || continue
+		[[ -n ${one[$k]}${two[$k]}${wide[$k]} ]] || continue
 		stage_module "$k" && continue
 		result FAIL "build:$k-module" 0 "compiler output above"
-		for f in ${one[$k]} ${two[$k]}; do
+		for f in ${one[$k]} ${two[$k]} ${wide[$k]}; do
 			failed=$(basename "$f" .sh)
 			[[ $k == debian ]] || failed=$k:$failed
 			result FAIL "$failed" 0 "module did not build"
 		done
-		one[$k]='' two[$k]=''
+		one[$k]='' two[$k]='' wide[$k]=''
 	done
 	# shellcheck disable=SC2086
 	[[ -z ${one[debug]:-} ]] || group_start debug 1 ${one[debug]}
@@ -500,10 +521,17 @@ run_integration() {
 	[[ ${#host[@]} -eq 0 ]] || run_host "${host[@]}"
 	groups_wait
 	for k in "${kernels[@]}"; do
-		[[ -z ${two[$k]} ]] && continue
-		# shellcheck disable=SC2086
-		group_start "$k" 2 ${two[$k]}
-		groups_wait
+		if [[ -n ${two[$k]} ]]; then
+			# shellcheck disable=SC2086
+			group_start "$k" 2 ${two[$k]}
+			groups_wait
+		fi
+		# the tests on two cables (cables=2), a pair of their own
+		if [[ -n ${wide[$k]} ]]; then
+			# shellcheck disable=SC2086
+			group_start "$k" 2x2 ${wide[$k]}
+			groups_wait
+		fi
 	done
 	irn_log "integration stage took $((SECONDS - t0)) s"
 }

@@ -13,6 +13,8 @@
 #     --kernel-b KERNEL       guest b boots this kernel instead (a pair of
 #                             two kernels: interoperability between them)
 #     --guests 1|2            two guests are joined by one virtual Ethernet cable
+#     --cables 1|2            with --guests 2: cables between a and b (default 1);
+#                             2 adds eth1 on each guest, on a cable of its own
 #     --switch N              N senders (b, c, ...; 1 to 6) and a receiver (a),
 #                             each cabled to a port of a switch guest (s)
 #     --timeout SEC           hard limit for the whole boot+job (default 300)
@@ -34,7 +36,10 @@
 # senders' roles for every guest).
 # The cable is a Unix socket (QEMU's stream netdev); IRN_CABLE=tcp in the
 # environment joins them over QEMU's TCP socket netdev instead, whose
-# Nagle delays small frames (see start_guests).
+# Nagle delays small frames (see start_guests).  With --cables 2 a second
+# cable of the same kind joins a's eth1 to b's eth1; it comes up without
+# an address (IRN_CABLES=2 tells the job), for the job to set up
+# (scripts/guest/mpnet.sh: the multipath bed).
 #
 # Results: RUN/NAME/guest-X/{console.log,qemu.log,status,out/{job.log,job.rc,dmesg.txt}}
 # and RUN/NAME/shared/. Exit status: 0 all jobs passed and consoles clean,
@@ -47,7 +52,7 @@ source "$IRN_ROOT/scripts/lib/common.sh"
 # shellcheck source=scripts/lib/initramfs.sh
 source "$IRN_ROOT/scripts/lib/initramfs.sh"
 
-KERNEL=debian KERNEL_B='' GUESTS=1 TIMEOUT=300 MEM=1536 CPUS=1 NAME=vm RUN_DIR='' SCAN=1
+KERNEL=debian KERNEL_B='' GUESTS=1 CABLES=1 TIMEOUT=300 MEM=1536 CPUS=1 NAME=vm RUN_DIR='' SCAN=1
 SENDERS=0	# --switch: how many
 MODULES=${IRN_MODULES:-}
 JOB_ENV=()
@@ -55,7 +60,7 @@ JOB=
 JOB_ARGS=()
 
 usage() {
-	sed -n '4,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	awk 'NR >= 4 && /^#/ { sub(/^# ?/, ""); print; next } NR >= 4 { exit }' "${BASH_SOURCE[0]}"
 	exit "${1:-0}"
 }
 
@@ -65,6 +70,7 @@ parse_args() {
 		--kernel) KERNEL=$2; shift ;;
 		--kernel-b) KERNEL_B=$2; shift ;;
 		--guests) GUESTS=$2; shift ;;
+		--cables) CABLES=$2; shift ;;
 		--switch) SENDERS=$2; shift ;;
 		--timeout) TIMEOUT=$2; shift ;;
 		--mem) MEM=$2; shift ;;
@@ -87,6 +93,9 @@ parse_args() {
 	JOB_ARGS=("$@")
 	[[ -f $JOB ]] || irn_die "job script $JOB not found"
 	[[ $GUESTS == 1 || $GUESTS == 2 ]] || irn_die "--guests must be 1 or 2"
+	[[ $CABLES == 1 || $CABLES == 2 ]] || irn_die "--cables must be 1 or 2"
+	[[ $CABLES == 1 || ( $GUESTS == 2 && $SENDERS == 0 ) ]] ||
+		irn_die "--cables 2 needs --guests 2 (and no --switch)"
 	if [[ $SENDERS != 0 ]]; then
 		[[ $SENDERS =~ ^[1-6]$ ]] || irn_die "--switch takes 1 to 6 senders"
 		GUESTS=$((SENDERS + 2))
@@ -238,6 +247,7 @@ write_guest_env() {
 		printf 'export IRN_ROLE=%q IRN_SELF_IP=%q IRN_PEER_IP=%q IRN_NETDEV=eth0\n' "$role" "$self" "$peer"
 		printf 'export IRN_SENDERS=%q\n' "$(sender_roles | tr '\n' ' ')"
 		printf 'export IRN_GUESTS=%q IRN_KERNEL=%q IRN_SRC=%q\n' "$GUESTS" "${BOOT_KERNEL[$slot]}" "$IRN_ROOT"
+		printf 'export IRN_CABLES=%q\n' "$CABLES"
 		printf 'export IRN_GUEST_OUT=/run/irn/out IRN_GUEST_SHARED=/run/irn/shared\n'
 		printf 'export IRN_MODSTAGE=%q\n' "${BOOT_MODSTAGE[$slot]}"
 		printf 'IRN_JOB=%q\n' "$JOB"
@@ -291,7 +301,8 @@ wait_cable() {
 
 tcp_listening() { ss -ltn "sport = :$1" | grep -q LISTEN; }
 
-# start_guests: guest a, and guest b on the other end of the cable.
+# start_guests: guest a, and guest b on the other end of the cable (of
+# each cable, with --cables 2: a listens on both, b connects to both).
 # IRN_CABLE=unix (default): a stream netdev over a Unix socket, which has
 # no Nagle (1.2 to 2.2 ms an ibv_rc_pingpong iteration of 64 B).
 # IRN_CABLE=tcp: QEMU's socket netdev over a TCP connection on 127.0.0.1.
@@ -300,7 +311,7 @@ tcp_listening() { ss -ltn "sport = :$1" | grep -q LISTEN; }
 # an iteration takes about 44 ms on it, where ICMP ping takes 1 to 2 ms.
 # Both are lossless and keep frames in order.
 start_guests() {
-	local port
+	local port k listen=() connect=() ports=()
 
 	if [[ $SENDERS != 0 ]]; then
 		start_switched
@@ -309,18 +320,32 @@ start_guests() {
 	if [[ $IRN_CABLE == unix ]]; then
 		CABLE_DIR=$(mktemp -d /tmp/irn-cable.XXXXXX)
 		trap 'rm -rf "$CABLE_DIR"' EXIT
-		start_guest a "stream,id=n0,server=on,addr.type=unix,addr.path=$CABLE_DIR/s"
+		# cable 1 is the socket s, cable 2 s2
+		for ((k = 1; k <= CABLES; k++)); do
+			listen+=("stream,id=n0,server=on,addr.type=unix,addr.path=$CABLE_DIR/s${k#1}")
+			connect+=("stream,id=n0,server=off,addr.type=unix,addr.path=$CABLE_DIR/s${k#1}")
+		done
+		start_guest a "${listen[@]}"
 		[[ $GUESTS == 2 ]] || return 0
-		wait_cable "$CABLE_DIR/s" test -S "$CABLE_DIR/s"
-		start_guest b "stream,id=n0,server=off,addr.type=unix,addr.path=$CABLE_DIR/s"
+		for ((k = 1; k <= CABLES; k++)); do
+			wait_cable "$CABLE_DIR/s${k#1}" test -S "$CABLE_DIR/s${k#1}"
+		done
+		start_guest b "${connect[@]}"
 		return 0
 	fi
 	[[ $IRN_CABLE == tcp ]] || irn_die "IRN_CABLE=$IRN_CABLE: use tcp or unix"
-	port=$(free_port)
-	start_guest a "socket,id=n0,listen=127.0.0.1:$port"
+	for ((k = 1; k <= CABLES; k++)); do
+		port=$(free_port)
+		ports+=("$port")
+		listen+=("socket,id=n0,listen=127.0.0.1:$port")
+		connect+=("socket,id=n0,connect=127.0.0.1:$port")
+	done
+	start_guest a "${listen[@]}"
 	[[ $GUESTS == 2 ]] || return 0
-	wait_cable "port $port" tcp_listening "$port"
-	start_guest b "socket,id=n0,connect=127.0.0.1:$port"
+	for port in "${ports[@]}"; do
+		wait_cable "port $port" tcp_listening "$port"
+	done
+	start_guest b "${connect[@]}"
 }
 
 # start_switched: the switch guest s with one listening Unix cable per

@@ -88,6 +88,12 @@ setup_network() {
 	ip addr add "$IRN_SELF_IP/24" brd + dev "$IRN_NETDEV"
 	ip link set "$IRN_NETDEV" up
 	wait_carrier "$IRN_NETDEV" || fatal "$IRN_NETDEV has no carrier"
+	# scripts/vm.sh --cables 2: the second cable, up without an address
+	# (scripts/guest/mpnet.sh makes the multipath bed of both)
+	if [[ ${IRN_CABLES:-1} == 2 ]]; then
+		ip link set eth1 up
+		wait_carrier eth1 || fatal "eth1 (the second cable) has no carrier"
+	fi
 }
 
 run_job() {
