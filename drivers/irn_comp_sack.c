@@ -221,8 +221,9 @@ static void reordered(struct irn_qp *qp, const char *why, u32 psn)
 }
 
 /*
- * Open a recovery episode if the scoreboard now sees a loss; a QP that
- * sprays tells its paths what the acknowledgments said of each.
+ * Open a recovery episode if the scoreboard now sees a loss.  A QP that
+ * sprays first tells its paths what the acknowledgments said of each:
+ * the RTT samples they carry set the cross-path window of the decision.
  */
 static void check_loss(struct irn_qp *qp, const char *why)
 {
@@ -233,14 +234,14 @@ static void check_loss(struct irn_qp *qp, const char *why)
 	spin_lock_bh(&qp->irn.sb_lock);
 	if (irn_sb_take_reordered(sb))
 		reordered(qp, "overtaken", sb->reordered_psn);
+	irn_sb_take_path_news(sb, &news);
+	irn_flow_on_path_news(&qp->flow, &news);
 	irn_qp_sb_clock(qp);
 	started = irn_sb_start_recovery(sb, READ_ONCE(qp->req.psn));
 	if (started)
 		trace_irn_recovery(irn_qp_num(qp), why, sb->una, sb->high,
 				   sb->recover, qp->flow.srtt_ns, sb->reo_ns);
-	irn_sb_take_path_news(sb, &news);
 	spin_unlock_bh(&qp->irn.sb_lock);
-	irn_flow_on_path_news(&qp->flow, &news);
 	if (started) {
 		irn_dev_count(qp->dev, IRN_CNT_RECOVERY);
 		irn_flow_on_loss(&qp->flow);

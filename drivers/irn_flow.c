@@ -662,6 +662,20 @@ void irn_flow_path_init(struct irn_flow *f, u32 n,
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_path_init);
 
 /**
+ * irn_flow_path_reset() - a reset QP's paths: as many, all new
+ * @f: flow state, from irn_flow_path_init()
+ *
+ * Context: process; takes the flow's path_lock (the completer and a
+ * debugfs reader may still look at the set).
+ */
+void irn_flow_path_reset(struct irn_flow *f)
+{
+	spin_lock_bh(&f->path_lock);
+	irn_path_set_init(&f->paths, f->paths.n);
+	spin_unlock_bh(&f->path_lock);
+}
+
+/**
  * irn_flow_paths() - paths the QP may spray over
  * @f: flow state
  *
@@ -779,7 +793,8 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_path_loss);
  * @f: flow state
  * @nw: what the scoreboard gathered (irn_sb_take_path_news())
  *
- * Context: the completer; takes the flow's path_lock.
+ * Context: the completer, under the QP's scoreboard lock; takes the
+ * flow's path_lock.
  */
 void irn_flow_on_path_news(struct irn_flow *f, const struct irn_path_news *nw)
 {
@@ -798,11 +813,15 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_path_news);
 /**
  * irn_flow_path_window_ns() - how long a packet may trail other paths'
  * @f: flow state
+ * @floor_ns: the window before any path has an RTT sample (the long
+ *	      timeout's floor): the first acknowledgment of a fast path
+ *	      must not find a slow path's packets lost
  *
  * Context: any; takes the flow's path_lock (inside the scoreboard lock).
- * Return: irn_path_window_ns() of the QP's paths; 0 with one path.
+ * Return: irn_path_window_ns() of the QP's paths, @floor_ns while it is
+ * 0; 0 with one path.
  */
-u64 irn_flow_path_window_ns(struct irn_flow *f)
+u64 irn_flow_path_window_ns(struct irn_flow *f, u64 floor_ns)
 {
 	u64 w;
 
@@ -811,7 +830,7 @@ u64 irn_flow_path_window_ns(struct irn_flow *f)
 	spin_lock_bh(&f->path_lock);
 	w = irn_path_window_ns(&f->paths);
 	spin_unlock_bh(&f->path_lock);
-	return w;
+	return w ?: floor_ns;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_path_window_ns);
 

@@ -391,8 +391,7 @@ static void reset_qp(struct irn_qp *qp)
 	qp->rq.queue.buf->producer_index = 0;
 	qp->rq.queue.buf->consumer_index = 0;
 	irn_flow_init(&qp->flow, qp->flow.cap);
-	irn_flow_path_init(&qp->flow, irn_flow_paths(&qp->flow),
-			   qp->dev->stats);
+	irn_flow_path_reset(&qp->flow);
 	if (irn_qp_is_rc(qp))
 		irn_flow_cc_start(&qp->flow, &qp->dev->tun.cc,
 				  irn_qp_num(qp), ktime_get_ns());
@@ -426,7 +425,7 @@ static int apply_av(struct irn_qp *qp, struct ib_qp_attr *attr, int mask)
 		kfree(av);
 		return err;
 	}
-	/* A route cache per path: each port may hash to another next hop. */
+	/* A route cache per path: each lookup carries its path's port. */
 	err = irn_av_init_paths(av, irn_flow_paths(&qp->flow), GFP_KERNEL);
 	if (err) {
 		irn_av_cleanup(av);

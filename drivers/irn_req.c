@@ -774,11 +774,9 @@ static enum ib_wc_status build_packet(struct irn_qp *qp,
 }
 
 /*
- * A packet about to be sent on @path (@seq its number there): the
- * scoreboard learns its PSNs, a resent one is counted, and a first one
- * moves the requester past it.  A read's or an atomic's PSNs are
- * recorded without a path: the responder orders their replies, and the
- * scoreboard judges them by the single-path rules.
+ * A packet about to be sent on @path (@seq its number there; a read's or
+ * an atomic's request has none): the scoreboard learns its PSNs, a
+ * resent one is counted, and a first one moves the requester past it.
  */
 static void account_packet(struct irn_qp *qp, struct irn_swqe *w,
 			   const struct req_pos *pos,
@@ -790,8 +788,6 @@ static void account_packet(struct irn_qp *qp, struct irn_swqe *w,
 			max_t(u32, DIV_ROUND_UP(pkt->chunk, qp->mtu), 1) : 1;
 		u32 p;
 
-		if (takes_rd_credit(w->opcode))
-			path = IRN_PATH_NONE;
 		while (n--) {
 			p = irn_psn_add(pos->psn, n);
 			irn_sb_sent(&qp->irn.sb, p, now);
@@ -834,9 +830,14 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 	}
 	/*
 	 * The path: the base port unless the QP sprays, which it does only
-	 * with IRN on (the peer places out of order).
+	 * with IRN on (the peer places out of order), and only sends and
+	 * writes.  A read's or an atomic's request stays on the base port:
+	 * the responder answers them in order, and the scoreboard judges
+	 * their replies by the single-path rules.
 	 */
-	path = irn_flow_path_pick(&qp->flow, pkt.irn, pos->avoid, now, &seq);
+	path = irn_flow_path_pick(&qp->flow,
+				  pkt.irn && !takes_rd_credit(w->opcode),
+				  pos->avoid, now, &seq);
 	/*
 	 * Account for the packet before sending it: its response can come
 	 * back before irn_xmit() returns (a local peer is processed in the
@@ -891,7 +892,7 @@ static u32 missing_run(struct irn_qp *qp, u32 psn, s32 max)
 static enum req_state retransmit(struct irn_qp *qp)
 {
 	struct req_pos pos = { .resend_pkts = 1 };
-	u32 lost_path = IRN_PATH_NONE, lost_seq;
+	u32 lost_path = IRN_PATH_NONE, blame = IRN_PATH_NONE, lost_seq;
 	struct irn_swqe *w;
 	u64 ripe_ns;
 	bool lost;
@@ -918,13 +919,18 @@ static enum req_state retransmit(struct irn_qp *qp)
 			pos.resend_pkts = missing_run(qp, pos.psn, left);
 		}
 		lost_path = irn_sb_path(&qp->irn.sb, pos.psn, &lost_seq);
+		blame = irn_sb_loss_path(&qp->irn.sb, pos.psn, &lost_seq);
 		irn_sb_mark_resent(&qp->irn.sb, pos.psn, pos.resend_pkts);
 	}
 	ripe_ns = qp->irn.sb.ripe_ns;
 	spin_unlock_bh(&qp->irn.sb_lock);
-	/* The path it was lost on hears of it; the resend avoids that path. */
-	if (lost_path != IRN_PATH_NONE)
-		irn_flow_on_path_loss(&qp->flow, lost_path, lost_seq, false,
+	/*
+	 * The path it was lost on hears of it, unless a timeout found it
+	 * lost (charged once, by the completer); the resend avoids the
+	 * path it was sent on either way.
+	 */
+	if (blame != IRN_PATH_NONE)
+		irn_flow_on_path_loss(&qp->flow, blame, lost_seq, false,
 				      ktime_get_ns());
 	pos.avoid = lost_path != IRN_PATH_NONE ? lost_path : IRN_PATH_UNKNOWN;
 	/* A loss waiting for the reordering window: look again then. */

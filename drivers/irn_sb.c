@@ -241,18 +241,22 @@ int irn_sb_paths_init(struct irn_sb *sb, u32 n, gfp_t gfp)
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_paths_init);
 
 /*
- * Multipath: @psn, sent on path @a, was delivered.  Its path's highest
- * delivered sequence number moves; below it (and never resent) it was
- * overtaken on its own path, which is reordering.  Other paths' packets
- * overtaking it say nothing: paths differ in delay.
+ * Multipath: @psn, sent once, on path @a, was delivered.  Its path's
+ * highest delivered sequence number moves; below it, it was overtaken on
+ * its own path, which is reordering.  Other paths' packets overtaking it
+ * say nothing: paths differ in delay.  A PSN sent twice is not credited
+ * to any path: its record names the resend's path, and which copy
+ * arrived is unknown (Karn).
  */
 static void path_delivered(struct irn_sb *sb, u32 psn, u32 a)
 {
 	u32 seq = READ_ONCE(sb->pseq[bit(sb, psn)]);
 
+	if (test_bit(bit(sb, psn), sb->rexmit))
+		return;
 	if ((s32)(seq - sb->phigh[a]) >= 0) {
 		sb->phigh[a] = seq + 1;
-	} else if (!test_bit(bit(sb, psn), sb->rexmit)) {
+	} else {
 		sb->reordered = true;
 		sb->reordered_psn = psn;
 	}
@@ -881,17 +885,22 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark_resent);
 
 /*
  * Several paths: is any PSN lost, looking past up to IRN_SB_LOOKAHEAD
- * that are not (losses are not monotone).
+ * that are not (losses are not monotone).  The walk of
+ * next_lost_paths(), from una: it passes over and counts the same PSNs.
  */
 static bool any_lost(const struct irn_sb *sb)
 {
 	u32 end = irn_psn_max(sb->lost_until, sb->high), p, looked = 0;
 
-	for (p = next_clear(sb, sb->got, sb->una, end);
-	     p != end && looked < IRN_SB_LOOKAHEAD;
-	     p = next_clear(sb, sb->got, irn_psn_add(p, 1), end), looked++)
+	for (p = next_clear(sb, sb->got, sb->una, end); p != end;
+	     p = next_clear(sb, sb->got, irn_psn_add(p, 1), end)) {
+		if (skipped(sb, p))
+			continue;
 		if (irn_sb_lost(sb, p))
 			return true;
+		if (++looked >= IRN_SB_LOOKAHEAD)
+			break;
+	}
 	return false;
 }
 
@@ -1198,6 +1207,32 @@ u32 irn_sb_path(const struct irn_sb *sb, u32 psn, u32 *seq)
 	return path_of(sb, psn);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_path);
+
+/**
+ * irn_sb_loss_path() - the path a lost PSN's loss is evidence against
+ * @sb: scoreboard
+ * @psn: a PSN irn_sb_next_lost() returned
+ * @seq: set to its sequence number on the path
+ *
+ * A PSN found lost by the deliveries that passed it (or by RACK, for a
+ * resend) was lost on the path it was last sent on.  One a timeout
+ * declared lost (below @sb->lost_until) may be anywhere, still on its
+ * way: it says nothing of its path, and the timeout is charged once, to
+ * the path of the PSN the timer waited for.
+ *
+ * Context: under the QP's scoreboard lock.
+ * Return: the path, or IRN_PATH_NONE (found lost by the timer, or as
+ * irn_sb_path()).
+ */
+u32 irn_sb_loss_path(const struct irn_sb *sb, u32 psn, u32 *seq)
+{
+	if (irn_psn_before(psn, sb->lost_until)) {
+		*seq = 0;
+		return IRN_PATH_NONE;
+	}
+	return irn_sb_path(sb, psn, seq);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_loss_path);
 
 /**
  * irn_sb_clock_paths() - the cross-path window of the next decisions

@@ -11,11 +11,22 @@
  * posted the work.
  *
  * A QP that sprays its requests (irn_path.h) sends each from one of its
- * paths' source ports, with that path's route cache: the route is looked
- * up with the UDP ports, so that a multipath route (ECMP, with
- * fib_multipath_hash_policy 1) takes the next hop the port hashes to.
- * Everything else goes from the address vector's own port, its route
- * looked up without ports, as it always was.
+ * paths' source ports, with that path's route cache, the route looked up
+ * with the path's UDP ports.  The host does not spread the paths: every
+ * lookup is bound to the device's netdev (flowi4_oif, flowi6_oif), and
+ * for such a lookup the kernel takes the first next hop on that netdev
+ * without the multipath hash (fib_select_path(), fib6_select_path()), so
+ * a multipath route sends every path the same way.  The spreading is
+ * done past the netdev by whatever hashes the UDP source port: the
+ * switches' ECMP, or a bond with xmit_hash_policy layer3+4 as in the
+ * two-cable test bed.  Everything else goes from the address vector's
+ * own port, its route looked up without ports.
+ *
+ * The ICRC covers the UDP source port (only the UDP checksum is masked
+ * there, irn_icrc.c), so it is computed after push_udp() has written the
+ * path's port: each packet's ICRC is that of its own path.  The IPv6 flow
+ * label is the address vector's on every path (push_ip6()): a switch that
+ * hashes the flow label instead of the ports sees one flow.
  *
  * Packets between two addresses of the same host go through the loopback
  * device of the namespace like any local traffic and come back in through
@@ -271,6 +282,7 @@ int irn_xmit_path(struct irn_dev *dev, struct irn_av *av, struct sk_buff *skb,
 	else
 		push_ip6(skb, av, tos);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	/* After push_udp(): the ICRC covers the path's source port. */
 	irn_icrc_fill(skb);
 
 	irn_dev_count(dev, IRN_CNT_SENT_PKTS);

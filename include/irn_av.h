@@ -15,8 +15,8 @@ struct irn_dev;
 /**
  * struct irn_av_path - one path of a QP's address vector
  * @sport: its UDP source port, network order (irn_path_sport())
- * @dst_cache: its route cache: under ECMP each port may take another
- *	       next hop
+ * @dst_cache: its route cache; the lookup carries @sport (a policy
+ *	       rule may match it)
  */
 struct irn_av_path {
 	__be16			sport;

@@ -159,13 +159,14 @@ u64 irn_flow_irn_rto_ns(const struct irn_flow *f, u32 inflight,
 
 void irn_flow_path_init(struct irn_flow *f, u32 n,
 			struct irn_counters __percpu *stats);
+void irn_flow_path_reset(struct irn_flow *f);
 u32 irn_flow_paths(const struct irn_flow *f);
 u32 irn_flow_path_pick(struct irn_flow *f, bool spray, u32 avoid, u64 now_ns,
 		       u32 *seq);
 void irn_flow_on_path_loss(struct irn_flow *f, u32 path, u32 seq,
 			   bool timeout, u64 now_ns);
 void irn_flow_on_path_news(struct irn_flow *f, const struct irn_path_news *nw);
-u64 irn_flow_path_window_ns(struct irn_flow *f);
+u64 irn_flow_path_window_ns(struct irn_flow *f, u64 floor_ns);
 void irn_flow_path_snapshot(struct irn_flow *f, struct irn_path_set *out);
 
 #endif /* _IRN_FLOW_H */

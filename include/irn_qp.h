@@ -319,7 +319,7 @@ static inline void irn_qp_sb_clock(struct irn_qp *qp)
 	 */
 	if (qp->irn.sb.npaths > 1)
 		irn_sb_clock_paths(&qp->irn.sb,
-				   irn_flow_path_window_ns(&qp->flow));
+				   irn_flow_path_window_ns(&qp->flow, qp->irn.rto_high_ns));
 }
 
 /* Does the requester send IRN requests and recover selectively? */

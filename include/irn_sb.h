@@ -180,6 +180,7 @@ void irn_sb_overtaken(struct irn_sb *sb, u32 from, u32 to, u64 now_ns);
 int irn_sb_paths_init(struct irn_sb *sb, u32 n, gfp_t gfp);
 void irn_sb_sent_path(struct irn_sb *sb, u32 psn, u32 path, u32 seq);
 u32 irn_sb_path(const struct irn_sb *sb, u32 psn, u32 *seq);
+u32 irn_sb_loss_path(const struct irn_sb *sb, u32 psn, u32 *seq);
 void irn_sb_clock_paths(struct irn_sb *sb, u64 xreo_ns);
 void irn_sb_take_path_news(struct irn_sb *sb, struct irn_path_news *out);
 

@@ -353,6 +353,76 @@ static void irn_test_path_sb_reorder_and_news(struct kunit *test)
 	irn_sb_free(sb);
 }
 
+/*
+ * A resend moves its PSN to another path.  The original, delivered late
+ * on its own path, says nothing of the resend's: no path is credited
+ * with a PSN sent twice.
+ */
+static void irn_test_path_sb_resend_credit(struct kunit *test)
+{
+	struct irn_sb *sb = two_paths(test, 8);
+	struct irn_path_news nw;
+
+	irn_sb_mark_resent(sb, 101, 1);
+	irn_sb_sent(sb, 101, 20);
+	irn_sb_sent_path(sb, 101, 0, 4);
+	irn_sb_mark(sb, 101);
+	irn_sb_take_path_news(sb, &nw);
+	KUNIT_EXPECT_EQ(test, nw.acked[0], 0U);
+	KUNIT_EXPECT_EQ(test, nw.acked[1], 0U);
+	KUNIT_EXPECT_EQ(test, nw.rtt_ns[0], 0ULL);
+	/* Path 0's next packet is not taken as overtaken by the resend. */
+	irn_sb_mark(sb, 100);
+	KUNIT_EXPECT_FALSE(test, irn_sb_take_reordered(sb));
+	irn_sb_free(sb);
+}
+
+/*
+ * What a timeout declares lost says nothing of the PSNs' paths (the
+ * timeout itself is charged once, to una's path): a PSN below the
+ * timeout's mark has no loss path, one found lost by its own path's
+ * later packets has.
+ */
+static void irn_test_path_sb_timeout_no_path(struct kunit *test)
+{
+	struct irn_sb *sb = two_paths(test, 12);
+	u32 seq;
+
+	irn_sb_mark(sb, 100);
+	irn_sb_mark(sb, 105);
+	irn_sb_timeout(sb, 112, false, 0);
+	KUNIT_EXPECT_TRUE(test, irn_sb_lost(sb, 101));
+	KUNIT_EXPECT_EQ(test, irn_sb_loss_path(sb, 101, &seq), IRN_PATH_NONE);
+	KUNIT_EXPECT_EQ(test, irn_sb_path(sb, 101, &seq), 1U);
+	irn_sb_mark(sb, 107);
+	irn_sb_mark(sb, 109);
+	irn_sb_mark(sb, 111);
+	irn_sb_clock(sb, 2000, 0);
+	KUNIT_EXPECT_TRUE(test, irn_sb_lost(sb, 106));
+	KUNIT_EXPECT_EQ(test, irn_sb_loss_path(sb, 106, &seq), 0U);
+	KUNIT_EXPECT_EQ(test, seq, 3U);
+	irn_sb_free(sb);
+}
+
+/*
+ * Before any path has an RTT sample the cross-path window is the floor
+ * the caller gives (the long timeout's), not 0: a PSN overtaken by
+ * another path on the first acknowledgment is not lost at once.
+ */
+static void irn_test_path_window_unmeasured(struct kunit *test)
+{
+	struct irn_flow *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	struct irn_path_news nw = { .any = true };
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	irn_flow_init(f, 0);
+	irn_flow_path_init(f, 2, NULL);
+	KUNIT_EXPECT_EQ(test, irn_flow_path_window_ns(f, 5 * MS), 5 * MS);
+	nw.rtt_ns[0] = MS;
+	irn_flow_on_path_news(f, &nw);
+	KUNIT_EXPECT_EQ(test, irn_flow_path_window_ns(f, 5 * MS), 3 * MS);
+}
+
 static struct kunit_case irn_path_cases[] = {
 	KUNIT_CASE(irn_test_path_sport),
 	KUNIT_CASE(irn_test_path_spreads),
@@ -367,6 +437,9 @@ static struct kunit_case irn_path_cases[] = {
 	KUNIT_CASE(irn_test_path_sb_dead_path),
 	KUNIT_CASE(irn_test_path_sb_not_monotone),
 	KUNIT_CASE(irn_test_path_sb_reorder_and_news),
+	KUNIT_CASE(irn_test_path_sb_resend_credit),
+	KUNIT_CASE(irn_test_path_sb_timeout_no_path),
+	KUNIT_CASE(irn_test_path_window_unmeasured),
 	{}
 };
 
