@@ -15,6 +15,9 @@
 #   mpnet.sh blackhole N        cable N drops every RoCEv2 packet (UDP to
 #                               4791) this guest sends on it, its carrier
 #                               and everything else up ("none" ends it)
+#   mpnet.sh blackhole-ready N  the same qdisc and filter, dropping
+#                               nothing yet: blackhole N then arms it
+#                               with one tc command
 #   mpnet.sh cut N              cable N pulled at this end (ethN-1 down)
 #   mpnet.sh mend N             ... and plugged back (up, back in the bond)
 #   mpnet.sh counts             "NIC tx_packets rx_packets tx_bytes
@@ -157,7 +160,11 @@ shape() {
 
 # blackhole N: a prio qdisc whose third band, where a u32 filter sends
 # UDP to 4791, is a netem that loses all
-blackhole() {
+# blackhole_ready N: the blackhole's qdisc and filter on cable N, its
+# netem losing nothing yet, so that arming it is one quick tc command
+# (modprobe and three tc commands take seconds under TCG: a transfer may
+# be over by then)
+blackhole_ready() {
 	local dev m
 
 	dev=$(nic "$1")
@@ -166,11 +173,23 @@ blackhole() {
 	done
 	$TC qdisc del dev "$dev" root 2>/dev/null || true
 	if ! $TC qdisc add dev "$dev" root handle 1: prio ||
-	   ! $TC qdisc add dev "$dev" parent 1:3 handle 30: netem loss 100% ||
+	   ! $TC qdisc add dev "$dev" parent 1:3 handle 30: netem loss 0% ||
 	   ! $TC filter add dev "$dev" parent 1: protocol ip prio 1 u32 \
 		match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3; then
 		die "the blackhole's qdisc or filter on $dev failed"
 	fi
+}
+
+# blackhole N: arm cable N's blackhole, made ready first if it is not
+blackhole() {
+	local dev
+
+	dev=$(nic "$1")
+	! $TC qdisc change dev "$dev" parent 1:3 handle 30: netem loss 100% \
+		2>/dev/null || return 0
+	blackhole_ready "$1"
+	$TC qdisc change dev "$dev" parent 1:3 handle 30: netem loss 100% ||
+		die "arming the blackhole on $dev failed"
 }
 
 cut() {
@@ -207,13 +226,14 @@ show() {
 	done
 }
 
-[[ $# -gt 0 ]] || die "usage: mpnet.sh up|down|shape N QDISC...|blackhole N|cut N|mend N|counts|show"
+[[ $# -gt 0 ]] || die "usage: mpnet.sh up|down|shape N QDISC...|blackhole-ready N|blackhole N|cut N|mend N|counts|show"
 cmd=$1
 shift
 case $cmd in
 up) up ;;
 down) down ;;
 shape) [[ $# -ge 2 ]] || die "usage: mpnet.sh shape N QDISC..."; shape "$@" ;;
+blackhole-ready) [[ $# -eq 1 ]] || die "usage: mpnet.sh blackhole-ready N"; blackhole_ready "$1" ;;
 blackhole) [[ $# -eq 1 ]] || die "usage: mpnet.sh blackhole N"; blackhole "$1" ;;
 cut) [[ $# -eq 1 ]] || die "usage: mpnet.sh cut N"; cut "$1" ;;
 mend) [[ $# -eq 1 ]] || die "usage: mpnet.sh mend N"; mend "$1" ;;

@@ -541,6 +541,9 @@ cut_transfer()
 {
 	local tag=$1 how=$2 cpid
 
+	# what takes seconds under TCG happens before the transfer starts
+	[[ $how != blackhole ]] || "$MPNET" blackhole-ready 2 ||
+		irn_fail "mpnet.sh blackhole-ready 2 failed"
 	cap_start "$tag"
 	poll_start "$tag"
 	counter_snap "$IRN_OUT/$tag.before"
