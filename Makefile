@@ -22,6 +22,9 @@
 #                   bench; BENCH_ARGS="--rounds 5")
 #   make incast     N senders through a switch guest to one receiver, per
 #                   congestion control (INCAST_ARGS="--help")
+#   make mpbench    multipath on two shaped cables: sprayed against pinned,
+#                   a lossy and a cut cable, rxe and gbn beside them
+#                   (MPBENCH_ARGS="--help")
 #   make install    modules_install + depmod for KDIR's kernel
 #
 # KDIR defaults to the running kernel's build tree, or to Debian 12's 6.1
@@ -37,7 +40,7 @@ endif
 
 .PHONY: all module modules clean install dkms-install lint deps check kunit \
 	integration check-full check-debug check-6.12 demo compare results bench \
-	incast help
+	incast mpbench help
 
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 DKMS_SRC := /usr/src/irn-$(DKMS_VERSION)
@@ -113,5 +116,8 @@ bench:
 incast:
 	scripts/incast.sh $(INCAST_ARGS)
 
+mpbench:
+	scripts/mpbench.sh $(MPBENCH_ARGS)
+
 help:
-	@sed -n '3,29p' Makefile
+	@sed -n '3,32p' Makefile
