@@ -551,10 +551,19 @@ cut_transfer()
 	client "$tag" $((3 * MIB)) &
 	cpid=$!
 	mid_transfer "$cpid" $((3 * MIB))
-	irn_put "$tag.cut" 1
 	"$MPNET" "$how" 2 || irn_fail "mpnet.sh $how 2 failed"
 	now CUT
 	irn_log "[$tag] cable 2: $how at a's end at $CUT"
+	# Only now may the peer spoil its end (pulled: its eth1 down, which
+	# stops it draining cable 2).  Guest a is the listening end of every
+	# cable, and QEMU's stream netdev writes to an accepted connection
+	# with a blocking sendmsg() under the big lock: frames a still sends
+	# into a cable whose far end stopped reading freeze all of guest a
+	# until that end reads again (its watchdog then reports one "soft
+	# lockup" as long as the freeze).  With a's end down first, a sends
+	# nothing more into cable 2; the nap lets b take what a's ring held.
+	nap 1
+	irn_put "$tag.cut" 1
 	wait "$cpid" || CRC=$?
 	counter_snap "$IRN_OUT/$tag.after"
 	poll_stop "$tag"
@@ -824,7 +833,15 @@ else
 	cut_transfer pulled cut
 fi
 irn_barrier pulled-end
-"$MPNET" mend 2 || irn_fail "cable 2 did not come back"
+# b's end first, for the same reason: b drains cable 2 before a's end
+# can send into it again
+if [[ $IRN_ROLE == b ]]; then
+	"$MPNET" mend 2 || irn_fail "cable 2 did not come back"
+	irn_put pulled.mended 1
+else
+	await pulled.mended 60
+	"$MPNET" mend 2 || irn_fail "cable 2 did not come back"
+fi
 irn_barrier pulled-mended
 if [[ $IRN_ROLE == a ]] && verified pulled "$CRC" &&
    captured pulled $((3 * MIB)); then
