@@ -16,6 +16,7 @@
 
 #include <linux/sched.h>
 #include <linux/workqueue.h>
+#include <kunit/visibility.h>
 
 #include "irn_task.h"
 
@@ -24,9 +25,6 @@ enum {
 	RUN_BUSY,
 	RUN_AGAIN,
 };
-
-/* Engine rounds in one go before yielding to the workqueue. */
-#define IRN_TASK_BUDGET		64
 
 static struct workqueue_struct *irn_wq;
 
@@ -59,7 +57,7 @@ static void task_do_run(struct irn_task *task)
 {
 	int budget = IRN_TASK_BUDGET;
 
-	do {
+	for (;;) {
 		while (!READ_ONCE(task->disabled) &&
 		       task->fn(task) == IRN_TASK_MORE) {
 			if (--budget)
@@ -68,7 +66,18 @@ static void task_do_run(struct irn_task *task)
 			queue_work(irn_wq, &task->work);
 			return;
 		}
-	} while (!task_release(task));
+		if (task_release(task))
+			return;
+		/*
+		 * Asked again while the engine found nothing to do: that
+		 * round is on the budget too, or whoever keeps asking (a
+		 * transmit completion, another CPU) keeps this context here.
+		 */
+		if (!--budget) {
+			queue_work(irn_wq, &task->work);
+			return;
+		}
+	}
 }
 
 static void task_work(struct work_struct *work)
@@ -90,6 +99,7 @@ void irn_task_init(struct irn_task *task, irn_task_fn fn)
 	task->fn = fn;
 	task->disabled = false;
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_task_init);
 
 /**
  * irn_task_run() - run the engine now, here, unless it is running already
@@ -102,6 +112,7 @@ void irn_task_run(struct irn_task *task)
 	if (!READ_ONCE(task->disabled) && task_claim(task))
 		task_do_run(task);
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_task_run);
 
 /**
  * irn_task_sched() - run the engine soon, from the workqueue
@@ -114,6 +125,7 @@ void irn_task_sched(struct irn_task *task)
 	if (!READ_ONCE(task->disabled) && task_claim(task))
 		queue_work(irn_wq, &task->work);
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_task_sched);
 
 /**
  * irn_task_flush() - wait for the runs and work items a task still has
@@ -136,6 +148,7 @@ void irn_task_flush(struct irn_task *task)
 		cond_resched();
 	flush_work(&task->work);
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_task_flush);
 
 /**
  * irn_task_disable() - stop the engine for good
@@ -153,6 +166,7 @@ void irn_task_disable(struct irn_task *task)
 	smp_mb();
 	irn_task_flush(task);
 }
+EXPORT_SYMBOL_IF_KUNIT(irn_task_disable);
 
 /**
  * irn_task_module_init() - create the engines' workqueue

@@ -21,6 +21,13 @@
 struct irn_task;
 
 /*
+ * Engine rounds one run takes in its caller's context (or one work item)
+ * before it yields to the workqueue: rounds that found more to do, and
+ * rounds that found none but were asked for again meanwhile.
+ */
+#define IRN_TASK_BUDGET		64
+
+/*
  * An engine returns IRN_TASK_MORE while it has work it could still do, and
  * IRN_TASK_IDLE when it has nothing left (or must wait for an event that
  * will schedule it again).

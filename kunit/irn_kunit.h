@@ -18,5 +18,6 @@ extern struct kunit_suite irn_rxwin_suite;
 extern struct kunit_suite irn_srq_suite;
 extern struct kunit_suite irn_mr_suite;
 extern struct kunit_suite irn_path_suite;
+extern struct kunit_suite irn_task_suite;
 
 #endif /* _IRN_KUNIT_H */

@@ -12,7 +12,7 @@
 kunit_test_suites(&irn_psn_suite, &irn_hdr_suite, &irn_icrc_suite,
 		  &irn_flow_suite, &irn_dcqcn_suite, &irn_delay_suite,
 		  &irn_sb_suite, &irn_rxwin_suite, &irn_srq_suite,
-		  &irn_mr_suite, &irn_path_suite);
+		  &irn_mr_suite, &irn_path_suite, &irn_task_suite);
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_DESCRIPTION("KUnit tests for irn");
