@@ -272,10 +272,15 @@ verify_case()
 		>"$IRN_OUT/$name.log" 2>&1 &
 	pid=$!
 	mid_transfer "$pid"
-	irn_put "$name.cut" 1
 	"$MPNET" cut 2 || irn_fail "mpnet.sh cut 2 failed"
 	now cut
 	irn_log "[$name] cable 2 cut at a's end at $cut"
+	# a's end first: a listens on every cable, and QEMU writes to an
+	# accepted stream connection with a blocking sendmsg() under its big
+	# lock, so frames a sent into a cable b no longer drains would freeze
+	# all of guest a (tests/multipath.sh's pulled case says the same)
+	nap 1
+	irn_put "$name.cut" 1
 	wait "$pid" || rc=$?
 	now end
 	sample_stop "$name"
@@ -314,7 +319,14 @@ run_case()
 	[[ $IRN_ROLE != a ]] ||
 		rdma statistic show link "$IRN_DEV/1" >"$IRN_OUT/$name.counters" 2>&1 || true
 	irn_barrier "$name-end" $((LIMIT + 120))
-	[[ $c2 != cut* ]] || "$MPNET" mend 2 || irn_fail "cable 2 did not come back"
+	# b's end first, so that b drains cable 2 before a sends into it
+	if [[ $c2 == cut* && $IRN_ROLE == b ]]; then
+		"$MPNET" mend 2 || irn_fail "cable 2 did not come back"
+		irn_put "$name.mended" 1
+	elif [[ $c2 == cut* ]]; then
+		await "$name.mended" 60
+		"$MPNET" mend 2 || irn_fail "cable 2 did not come back"
+	fi
 	irn_barrier "$name-mended"
 }
 
