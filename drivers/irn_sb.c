@@ -59,13 +59,20 @@ static bool aged(const struct irn_sb *sb, u32 psn)
 	return sent <= sb->now_ns && sb->now_ns - sent >= sb->reo_ns;
 }
 
+/* find_next_bit() or find_next_zero_bit(), as @set says. */
+static u32 find_next(const unsigned long *map, u32 lim, u32 from, bool set)
+{
+	return set ? find_next_bit(map, lim, from) :
+		     find_next_zero_bit(map, lim, from);
+}
+
 /*
- * The first PSN from @psn on and before @end whose bit in @map is set, or
- * @end if none: a word at a time, where a loop over PSNs would take one
- * at a time.  At most the window's size of PSNs are looked at.
+ * The first PSN from @psn on and before @end whose bit in @map is @set,
+ * or @end if none: a word at a time, where a loop over PSNs would take
+ * one at a time.  At most the window's size of PSNs are looked at.
  */
-static u32 next_set(const struct irn_sb *sb, const unsigned long *map,
-		    u32 psn, u32 end)
+static u32 next_bit(const struct irn_sb *sb, const unsigned long *map,
+		    u32 psn, u32 end, bool set)
 {
 	u32 b = bit(sb, psn), n, lim, i;
 
@@ -73,38 +80,29 @@ static u32 next_set(const struct irn_sb *sb, const unsigned long *map,
 		return end;
 	n = min_t(u32, irn_psn_diff(end, psn), sb->size);
 	lim = min(sb->size, b + n);
-	i = find_next_bit(map, lim, b);
+	i = find_next(map, lim, b, set);
 	if (i < lim)
 		return irn_psn_add(psn, i - b);
 	if (b + n <= sb->size)
 		return end;
 	/* The rest of the range wraps to the map's start. */
 	lim = b + n - sb->size;
-	i = find_next_bit(map, lim, 0);
+	i = find_next(map, lim, 0, set);
 	return i < lim ? irn_psn_add(psn, sb->size - b + i) : end;
 }
 
-/*
- * The first PSN from @psn on and before @end whose bit in @map is clear,
- * or @end if none: next_set() for the holes.
- */
+/* The first PSN in [@psn, @end) set in @map, or @end. */
+static u32 next_set(const struct irn_sb *sb, const unsigned long *map,
+		    u32 psn, u32 end)
+{
+	return next_bit(sb, map, psn, end, true);
+}
+
+/* The first PSN in [@psn, @end) clear in @map (a hole), or @end. */
 static u32 next_clear(const struct irn_sb *sb, const unsigned long *map,
 		      u32 psn, u32 end)
 {
-	u32 b = bit(sb, psn), n, lim, i;
-
-	if (!irn_psn_before(psn, end))
-		return end;
-	n = min_t(u32, irn_psn_diff(end, psn), sb->size);
-	lim = min(sb->size, b + n);
-	i = find_next_zero_bit(map, lim, b);
-	if (i < lim)
-		return irn_psn_add(psn, i - b);
-	if (b + n <= sb->size)
-		return end;
-	lim = b + n - sb->size;
-	i = find_next_zero_bit(map, lim, 0);
-	return i < lim ? irn_psn_add(psn, sb->size - b + i) : end;
+	return next_bit(sb, map, psn, end, false);
 }
 
 /* The path @psn was last sent on; IRN_PATH_NONE on one path. */
