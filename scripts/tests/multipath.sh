@@ -476,12 +476,18 @@ serve()
 	irn_put "$1.server" "$rc"
 }
 
-# client TAG MIB: irn_verify's client (guest a): MIB writes of 1 MiB
+# client TAG MIB: irn_verify's client (guest a): MIB writes of 1 MiB.
+# The local ACK timeout is 4.096 us * 2^18, about 1 s, so 7 retries last
+# about 8 s: the pulled case spoils one end of cable 2 before the other,
+# and until b's bond drops its eth1 every reply b hashes onto cable 2 is
+# lost (irn_verify's default, 2^14 or 67 ms, gives up after half a
+# second of that, as any RC transport would).
 client()
 {
 	timeout -k 5 "$LIMIT" "$VERIFY" -d "$IRN_DEV" -g "$IRN_GIDX" \
 		-p "$((PORT + RUN))" -t rc --data-only --only rc.write.1048576 \
-		-n "$2" --timeout $((LIMIT / 2)) "$IRN_PEER_IP" >"$IRN_OUT/$1.client.log" 2>&1
+		-n "$2" --ack-timeout 18 --timeout $((LIMIT / 2)) "$IRN_PEER_IP" \
+		>"$IRN_OUT/$1.client.log" 2>&1
 }
 
 # verified TAG CLIENT_RC: both sides of the transfer passed (irn_verify
@@ -562,7 +568,7 @@ cut_transfer()
 	# until that end reads again (its watchdog then reports one "soft
 	# lockup" as long as the freeze).  With a's end down first, a sends
 	# nothing more into cable 2; the nap lets b take what a's ring held.
-	nap 1
+	nap 0.3
 	irn_put "$tag.cut" 1
 	wait "$cpid" || CRC=$?
 	counter_snap "$IRN_OUT/$tag.after"
