@@ -279,7 +279,7 @@ verify_case()
 	# accepted stream connection with a blocking sendmsg() under its big
 	# lock, so frames a sent into a cable b no longer drains would freeze
 	# all of guest a (tests/multipath.sh's pulled case says the same)
-	nap 1
+	nap 0.3
 	irn_put "$name.cut" 1
 	wait "$pid" || rc=$?
 	now end
