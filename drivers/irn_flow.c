@@ -6,6 +6,7 @@
  * (UDP source port) of each packet when the QP sprays (irn_path.c).
  */
 
+#include <linux/hash.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <kunit/visibility.h>
@@ -687,6 +688,30 @@ u32 irn_flow_paths(const struct irn_flow *f)
 	return f->paths.n;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_paths);
+
+/**
+ * irn_flow_reply_path() - the path an acknowledgment takes
+ * @f: flow state of the QP that acknowledges
+ * @sport: the UDP source port, host order, of the request it answers
+ *
+ * A requester that sprays spreads its requests over its ports, and the
+ * acknowledgments follow: each goes on the path of this QP's set that the
+ * request's port hashes to, so a path that fails in the direction of the
+ * acknowledgments takes only its share of them, and the others still
+ * carry the whole window's SACKs.  As in ECMP, the choice is a hash: the
+ * set's states are the requester side's view of its own sends and say
+ * nothing of this direction.
+ *
+ * Context: any.
+ * Return: the path, or IRN_PATH_NONE (the base port) with one path.
+ */
+u32 irn_flow_reply_path(const struct irn_flow *f, u16 sport)
+{
+	if (f->paths.n <= 1)
+		return IRN_PATH_NONE;
+	return reciprocal_scale(hash_32(sport, 32), f->paths.n);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_reply_path);
 
 static void count(struct irn_flow *f, enum irn_counter idx)
 {

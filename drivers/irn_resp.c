@@ -38,6 +38,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
+#include <linux/udp.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_pack.h>
 
@@ -539,6 +540,10 @@ static void handle_request(struct irn_qp *qp, struct sk_buff *skb)
 	enum resp_state state = RESP_CHECK_PSN;
 	u32 epsn = qp->resp.epsn;
 
+	/* The request's path tells where what acknowledges it goes. */
+	qp->resp.ack_path = c.pkt->ext_off && irn_qp_irn_responder(qp) ?
+		irn_flow_reply_path(&qp->flow, ntohs(udp_hdr(skb)->source)) :
+		IRN_PATH_NONE;
 	while (state != RESP_DONE) {
 		switch (state) {
 		case RESP_CHECK_PSN:

@@ -79,7 +79,7 @@ static void send_sack(struct irn_qp *qp, u32 psn, bool dsack)
 		sack->bits[i] = cpu_to_be32(bits[i]);
 	if (qp->resp.win.placed)
 		irn_dev_count(qp->dev, IRN_CNT_SACK_SENT);
-	irn_resp_xmit_response(qp, skb);
+	irn_resp_xmit_ack(qp, skb);
 }
 
 /*

@@ -87,35 +87,55 @@ struct sk_buff *irn_resp_new_response_ext(struct irn_qp *qp, u8 opcode,
 
 /*
  * Send a response along the QP's address vector, which modify_qp may be
- * replacing meanwhile (irn_qp.h).  Read responses (@data) carry the QP's
- * data and its congestion control's traffic class, as its requests do
- * (ECN-capable under DCQCN); acknowledgments go as the address vector
- * says.
+ * replacing meanwhile (irn_qp.h), on @path (IRN_PATH_NONE: the vector's
+ * own port).  Read responses (@data) carry the QP's data and its
+ * congestion control's traffic class, as its requests do (ECN-capable
+ * under DCQCN); acknowledgments go as the address vector says.
  */
-static void xmit_tos(struct irn_qp *qp, struct sk_buff *skb, bool data)
+static void xmit_tos(struct irn_qp *qp, struct sk_buff *skb, bool data,
+		     u32 path)
 {
 	struct irn_av *av;
 
 	rcu_read_lock();
 	av = rcu_dereference(qp->av);
 	if (av)
-		irn_xmit(qp->dev, av, skb,
-			 data ? irn_flow_tos(&qp->flow, av->tos) : av->tos);
+		irn_xmit_path(qp->dev, av, skb,
+			      data ? irn_flow_tos(&qp->flow, av->tos) : av->tos,
+			      path);
 	else
 		kfree_skb(skb);
 	rcu_read_unlock();
 }
 
 /**
- * irn_resp_xmit_response() - send an acknowledgment or atomic reply
+ * irn_resp_xmit_response() - send an atomic reply
  * @qp: RC QP
  * @skb: built by irn_resp_new_response_ext(); consumed
+ *
+ * It goes from the base port, as the request came: reads and atomics are
+ * answered in order on one path.
  *
  * Context: the QP's responder.
  */
 void irn_resp_xmit_response(struct irn_qp *qp, struct sk_buff *skb)
 {
-	xmit_tos(qp, skb, false);
+	xmit_tos(qp, skb, false, IRN_PATH_NONE);
+}
+
+/**
+ * irn_resp_xmit_ack() - send an acknowledgment
+ * @qp: RC QP
+ * @skb: an ACK or NAK built by irn_resp_new_response_ext(); consumed
+ *
+ * It goes on the path of the request it answers (irn_flow_reply_path()):
+ * the requester takes acknowledgments in any order.
+ *
+ * Context: the QP's responder.
+ */
+void irn_resp_xmit_ack(struct irn_qp *qp, struct sk_buff *skb)
+{
+	xmit_tos(qp, skb, false, qp->resp.ack_path);
 }
 
 static struct sk_buff *new_response(struct irn_qp *qp, u8 opcode, u32 psn,
@@ -139,7 +159,7 @@ void irn_resp_send_ack(struct irn_qp *qp, u8 syndrome, u32 psn)
 					   syndrome, 0);
 
 	if (skb)
-		irn_resp_xmit_response(qp, skb);
+		irn_resp_xmit_ack(qp, skb);
 }
 
 static u8 read_resp_opcode(u32 i, u32 npkts)
@@ -217,7 +237,7 @@ bool irn_resp_read_continue(struct irn_qp *qp)
 				    skb->data + irn_opcode_hdr_len(opcode), n,
 				    false);
 		irn_flow_on_sent(&qp->flow, skb->len, now);
-		xmit_tos(qp, skb, true);
+		xmit_tos(qp, skb, true, IRN_PATH_NONE);
 	}
 	if (mr)
 		irn_mr_put(mr);

@@ -93,6 +93,7 @@ struct sk_buff *irn_resp_new_response_ext(struct irn_qp *qp, u8 opcode,
 					  u32 psn, u8 syndrome, u32 paylen,
 					  bool ext, bool dsack);
 void irn_resp_xmit_response(struct irn_qp *qp, struct sk_buff *skb);
+void irn_resp_xmit_ack(struct irn_qp *qp, struct sk_buff *skb);
 void irn_resp_send_ack(struct irn_qp *qp, u8 syndrome, u32 psn);
 bool irn_resp_read_continue(struct irn_qp *qp);
 bool irn_resp_read_start(struct irn_qp *qp, u64 va, u32 rkey, u32 len,

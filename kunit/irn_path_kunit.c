@@ -423,10 +423,42 @@ static void irn_test_path_window_unmeasured(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, irn_flow_path_window_ns(f, 5 * MS), 3 * MS);
 }
 
+/*
+ * Acknowledgments follow the requests' ports: with one path they keep the
+ * base port; with several, the ports of a sprayer's paths, from bases all
+ * over RoCEv2's range, reach every path of the acknowledging QP, each one
+ * always the same path.
+ */
+static void irn_test_path_reply(struct kunit *test)
+{
+	struct irn_flow *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	u32 hits[IRN_PATH_MAX] = {};
+	u32 base, i, p;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	irn_flow_init(f, 0);
+	irn_flow_path_init(f, 1, NULL);
+	KUNIT_EXPECT_EQ(test, irn_flow_reply_path(f, 0xc123), IRN_PATH_NONE);
+	irn_flow_path_init(f, 4, NULL);
+	for (base = 0xc000; base <= 0xffff; base += 0x100)
+		for (i = 0; i < 4; i++) {
+			u16 sport = irn_path_sport(base, i);
+
+			p = irn_flow_reply_path(f, sport);
+			KUNIT_ASSERT_LT(test, p, 4U);
+			KUNIT_EXPECT_EQ(test, irn_flow_reply_path(f, sport), p);
+			hits[p]++;
+		}
+	/* 64 bases, 256 ports: no path gets less than half its share */
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_GE(test, hits[i], 32U);
+}
+
 static struct kunit_case irn_path_cases[] = {
 	KUNIT_CASE(irn_test_path_sport),
 	KUNIT_CASE(irn_test_path_spreads),
 	KUNIT_CASE(irn_test_path_one),
+	KUNIT_CASE(irn_test_path_reply),
 	KUNIT_CASE(irn_test_path_suspect_then_down),
 	KUNIT_CASE(irn_test_path_clean_run),
 	KUNIT_CASE(irn_test_path_probe),
