@@ -63,8 +63,8 @@ static void finish(struct kunit *test, struct task_probe *p)
 {
 	int i;
 
-	for (i = 0; i < 5000 && READ_ONCE(p->rounds) < p->ask_until; i++)
-		msleep(1);
+	for (i = 0; i < 500 && READ_ONCE(p->rounds) < p->ask_until; i++)
+		usleep_range(5000, 10000);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(p->rounds), p->ask_until);
 	irn_task_disable(&p->task);
 }
