@@ -692,23 +692,32 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_paths);
 /**
  * irn_flow_reply_path() - the path an acknowledgment takes
  * @f: flow state of the QP that acknowledges
+ * @base: this QP's base source port, host order
  * @sport: the UDP source port, host order, of the request it answers
  *
- * A requester that sprays spreads its requests over its ports, and the
- * acknowledgments follow: each goes on the path of this QP's set that the
- * request's port hashes to, so a path that fails in the direction of the
- * acknowledgments takes only its share of them, and the others still
- * carry the whole window's SACKs.  As in ECMP, the choice is a hash: the
- * set's states are the requester side's view of its own sends and say
- * nothing of this direction.
+ * The acknowledgment goes back on the request's path: from the same port,
+ * which the two ends of a connection share path by path (both derive
+ * their base port from the QP numbers, or from the same flow label), so
+ * that a fabric hashing the ports symmetrically, as ECMP and bonds do,
+ * carries it over the links the request took.  A path that fails takes
+ * its own acknowledgments with it and no others, and the requester's
+ * evidence per path stays per path.  A request from a port that is none
+ * of this QP's paths' (the ends disagree on the base port) is answered on
+ * the path its port hashes to: spread all the same.
  *
  * Context: any.
- * Return: the path, or IRN_PATH_NONE (the base port) with one path.
+ * Return: the path, or IRN_PATH_NONE (the base port) with one path or
+ * for a request that came from the base port.
  */
-u32 irn_flow_reply_path(const struct irn_flow *f, u16 sport)
+u32 irn_flow_reply_path(const struct irn_flow *f, u16 base, u16 sport)
 {
-	if (f->paths.n <= 1)
+	u32 i;
+
+	if (f->paths.n <= 1 || sport == base)
 		return IRN_PATH_NONE;
+	for (i = 1; i < f->paths.n; i++)
+		if (irn_path_sport(base, i) == sport)
+			return i;
 	return reciprocal_scale(hash_32(sport, 32), f->paths.n);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_reply_path);

@@ -531,6 +531,18 @@ static enum resp_state do_rnr(struct resp_ctx *c)
 	return RESP_DONE;
 }
 
+/*
+ * The port the acknowledgments of this request go back from
+ * (irn_resp_xmit_ack()): an IRN request's own, which may be any of its
+ * sender's paths'; 0 for the base port.
+ */
+static u16 ack_sport(const struct irn_qp *qp, struct sk_buff *skb)
+{
+	if (!irn_skb_pkt(skb)->ext_off || !irn_qp_irn_responder(qp))
+		return 0;
+	return ntohs(udp_hdr(skb)->source);
+}
+
 static void handle_request(struct irn_qp *qp, struct sk_buff *skb)
 {
 	struct resp_ctx c = {
@@ -540,10 +552,7 @@ static void handle_request(struct irn_qp *qp, struct sk_buff *skb)
 	enum resp_state state = RESP_CHECK_PSN;
 	u32 epsn = qp->resp.epsn;
 
-	/* The request's path tells where what acknowledges it goes. */
-	qp->resp.ack_path = c.pkt->ext_off && irn_qp_irn_responder(qp) ?
-		irn_flow_reply_path(&qp->flow, ntohs(udp_hdr(skb)->source)) :
-		IRN_PATH_NONE;
+	qp->resp.ack_sport = ack_sport(qp, skb);
 	while (state != RESP_DONE) {
 		switch (state) {
 		case RESP_CHECK_PSN:

@@ -87,55 +87,64 @@ struct sk_buff *irn_resp_new_response_ext(struct irn_qp *qp, u8 opcode,
 
 /*
  * Send a response along the QP's address vector, which modify_qp may be
- * replacing meanwhile (irn_qp.h), on @path (IRN_PATH_NONE: the vector's
- * own port).  Read responses (@data) carry the QP's data and its
- * congestion control's traffic class, as its requests do (ECN-capable
- * under DCQCN); acknowledgments go as the address vector says.
+ * replacing meanwhile (irn_qp.h): from the base port, or with @sport (an
+ * IRN request's, resp.ack_sport) from the path that request came on
+ * (irn_flow_reply_path()).  Read responses (@data) carry the QP's data
+ * and its congestion control's traffic class, as its requests do
+ * (ECN-capable under DCQCN); acknowledgments go as the address vector
+ * says.
  */
 static void xmit_tos(struct irn_qp *qp, struct sk_buff *skb, bool data,
-		     u32 path)
+		     u16 sport)
 {
+	u32 path = IRN_PATH_NONE;
 	struct irn_av *av;
 
 	rcu_read_lock();
 	av = rcu_dereference(qp->av);
-	if (av)
-		irn_xmit_path(qp->dev, av, skb,
-			      data ? irn_flow_tos(&qp->flow, av->tos) : av->tos,
-			      path);
-	else
+	if (!av) {
 		kfree_skb(skb);
+		goto unlock;
+	}
+	if (sport)
+		path = irn_flow_reply_path(&qp->flow, ntohs(av->sport), sport);
+	irn_xmit_path(qp->dev, av, skb,
+		      data ? irn_flow_tos(&qp->flow, av->tos) : av->tos, path);
+unlock:
 	rcu_read_unlock();
 }
 
 /**
- * irn_resp_xmit_response() - send an atomic reply
+ * irn_resp_xmit_response() - send a NAK or an atomic reply
  * @qp: RC QP
  * @skb: built by irn_resp_new_response_ext(); consumed
  *
- * It goes from the base port, as the request came: reads and atomics are
- * answered in order on one path.
+ * It goes from the base port, as read responses do: a NAK or a reply must
+ * not overtake the replies sent before it (a NAK that arrived before an
+ * earlier read's responses would fail that read's WQE).
  *
  * Context: the QP's responder.
  */
 void irn_resp_xmit_response(struct irn_qp *qp, struct sk_buff *skb)
 {
-	xmit_tos(qp, skb, false, IRN_PATH_NONE);
+	xmit_tos(qp, skb, false, 0);
 }
 
 /**
  * irn_resp_xmit_ack() - send an acknowledgment
  * @qp: RC QP
- * @skb: an ACK or NAK built by irn_resp_new_response_ext(); consumed
+ * @skb: an ACK, with or without a SACK, from irn_resp_new_response_ext();
+ *	 consumed
  *
- * It goes on the path of the request it answers (irn_flow_reply_path()):
- * the requester takes acknowledgments in any order.
+ * It goes back on the path of the IRN request it answers, the QP's
+ * resp.ack_sport (irn_flow_reply_path()); the requester takes
+ * acknowledgments in any order.
  *
  * Context: the QP's responder.
  */
 void irn_resp_xmit_ack(struct irn_qp *qp, struct sk_buff *skb)
 {
-	xmit_tos(qp, skb, false, qp->resp.ack_path);
+	xmit_tos(qp, skb, false, qp->resp.ack_sport);
 }
 
 static struct sk_buff *new_response(struct irn_qp *qp, u8 opcode, u32 psn,
@@ -151,6 +160,10 @@ static struct sk_buff *new_response(struct irn_qp *qp, u8 opcode, u32 psn,
  * @syndrome: AETH syndrome (IRN_AETH_*, with a NAK code)
  * @psn: the PSN it answers
  *
+ * An ACK goes back on its request's path (irn_resp_xmit_ack()), a NAK
+ * from the base port behind the replies before it
+ * (irn_resp_xmit_response()).
+ *
  * Context: the QP's responder.
  */
 void irn_resp_send_ack(struct irn_qp *qp, u8 syndrome, u32 psn)
@@ -158,8 +171,12 @@ void irn_resp_send_ack(struct irn_qp *qp, u8 syndrome, u32 psn)
 	struct sk_buff *skb = new_response(qp, IB_OPCODE_RC_ACKNOWLEDGE, psn,
 					   syndrome, 0);
 
-	if (skb)
+	if (!skb)
+		return;
+	if ((syndrome & IRN_AETH_TYPE_MASK) == IRN_AETH_ACK)
 		irn_resp_xmit_ack(qp, skb);
+	else
+		irn_resp_xmit_response(qp, skb);
 }
 
 static u8 read_resp_opcode(u32 i, u32 npkts)
@@ -237,7 +254,7 @@ bool irn_resp_read_continue(struct irn_qp *qp)
 				    skb->data + irn_opcode_hdr_len(opcode), n,
 				    false);
 		irn_flow_on_sent(&qp->flow, skb->len, now);
-		xmit_tos(qp, skb, true, IRN_PATH_NONE);
+		xmit_tos(qp, skb, true, 0);
 	}
 	if (mr)
 		irn_mr_put(mr);

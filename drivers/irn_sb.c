@@ -645,7 +645,10 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_advance);
  * after it on its own path, it is lost a reordering window after it was
  * sent, as on a single path; passed only by other paths' PSNs, the
  * cross-path window after (at least the reordering window).  A read's or
- * an atomic's PSN has no path: the single-path rule.
+ * an atomic's PSN has no path and is passed only by other paths' news:
+ * its replies come from the responder's base port, and the ACKs of the
+ * sprayed requests after it come back on their own paths
+ * (irn_flow_reply_path()), so it takes the cross-path window too.
  */
 static u64 ripe_at(const struct irn_sb *sb, u32 psn)
 {
@@ -659,8 +662,6 @@ static u64 ripe_at(const struct irn_sb *sb, u32 psn)
 		return sent + sb->reo_ns;
 	if (irn_psn_diff(sb->high, psn) <= IRN_SB_DUPTHRESH)
 		return UNSENT;
-	if (a == IRN_PATH_NONE)
-		return sent + sb->reo_ns;
 	return sent + max(sb->xreo_ns, sb->reo_ns);
 }
 

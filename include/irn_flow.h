@@ -161,7 +161,7 @@ void irn_flow_path_init(struct irn_flow *f, u32 n,
 			struct irn_counters __percpu *stats);
 void irn_flow_path_reset(struct irn_flow *f);
 u32 irn_flow_paths(const struct irn_flow *f);
-u32 irn_flow_reply_path(const struct irn_flow *f, u16 sport);
+u32 irn_flow_reply_path(const struct irn_flow *f, u16 base, u16 sport);
 u32 irn_flow_path_pick(struct irn_flow *f, bool spray, u32 avoid, u64 now_ns,
 		       u32 *seq);
 void irn_flow_on_path_loss(struct irn_flow *f, u32 path, u32 seq,

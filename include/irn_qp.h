@@ -219,7 +219,7 @@ struct irn_qp {
 		u8		sack_owed;	/* placed early, not SACKed */
 		bool		last_wqe;	/* SRQ: Last WQE Reached sent */
 		atomic64_t	cnp_ns;		/* when the last CNP went */
-		u32		ack_path;	/* irn_flow_reply_path() */
+		u16		ack_sport;	/* the IRN request's UDP port, or 0 */
 		struct {			/* the read being answered */
 			u64	va;
 			u32	rkey;

@@ -279,6 +279,30 @@ static void irn_test_path_sb_other_path_no_loss(struct kunit *test)
 	irn_sb_free(sb);
 }
 
+/*
+ * A read among sprayed writes: its PSNs (no path) are passed only by the
+ * writes' acknowledgments, which come back on the writes' paths, and wait
+ * the cross-path window, not the reordering window (0 here).
+ */
+static void irn_test_path_sb_read_waits(struct kunit *test)
+{
+	struct irn_sb *sb = two_paths(test, 12);
+	u32 psn;
+
+	irn_sb_sent_path(sb, 104, IRN_PATH_NONE, 0);
+	irn_sb_sent_path(sb, 105, IRN_PATH_NONE, 0);
+	for (psn = 100; psn < 112; psn++)
+		if (psn != 104 && psn != 105)
+			irn_sb_mark(sb, psn);
+	KUNIT_EXPECT_FALSE(test, irn_sb_lost(sb, 104));
+	KUNIT_EXPECT_FALSE(test, irn_sb_lost(sb, 105));
+	KUNIT_EXPECT_FALSE(test, irn_sb_next_lost(sb, &psn));
+	irn_sb_clock(sb, 1006, 0);
+	KUNIT_EXPECT_TRUE(test, irn_sb_lost(sb, 104));
+	KUNIT_EXPECT_TRUE(test, irn_sb_lost(sb, 105));
+	irn_sb_free(sb);
+}
+
 /* A path that died: its PSNs are lost once the cross-path window passed. */
 static void irn_test_path_sb_dead_path(struct kunit *test)
 {
@@ -424,10 +448,11 @@ static void irn_test_path_window_unmeasured(struct kunit *test)
 }
 
 /*
- * Acknowledgments follow the requests' ports: with one path they keep the
- * base port; with several, the ports of a sprayer's paths, from bases all
- * over RoCEv2's range, reach every path of the acknowledging QP, each one
- * always the same path.
+ * Acknowledgments go back on their requests' paths: with one path from
+ * the base port; with several, a request from path i's port (both ends
+ * share the base port) is answered from path i's, one from the base port
+ * from the base port; a port foreign to the set, from some path, always
+ * the same, and the foreign ports reach every path.
  */
 static void irn_test_path_reply(struct kunit *test)
 {
@@ -438,18 +463,26 @@ static void irn_test_path_reply(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	irn_flow_init(f, 0);
 	irn_flow_path_init(f, 1, NULL);
-	KUNIT_EXPECT_EQ(test, irn_flow_reply_path(f, 0xc123), IRN_PATH_NONE);
+	KUNIT_EXPECT_EQ(test, irn_flow_reply_path(f, 0xc000, 0xc123),
+			IRN_PATH_NONE);
 	irn_flow_path_init(f, 4, NULL);
-	for (base = 0xc000; base <= 0xffff; base += 0x100)
+	for (base = 0xc000; base <= 0xffff; base += 0x100) {
+		KUNIT_EXPECT_EQ(test, irn_flow_reply_path(f, base, base),
+				IRN_PATH_NONE);
+		for (i = 1; i < 4; i++)
+			KUNIT_EXPECT_EQ(test, irn_flow_reply_path(f, base,
+					irn_path_sport(base, i)), i);
+		/* a base port one end of the connection does not share */
 		for (i = 0; i < 4; i++) {
-			u16 sport = irn_path_sport(base, i);
+			u16 sport = irn_path_sport(base ^ 0x1555, i);
 
-			p = irn_flow_reply_path(f, sport);
+			p = irn_flow_reply_path(f, base, sport);
 			KUNIT_ASSERT_LT(test, p, 4U);
-			KUNIT_EXPECT_EQ(test, irn_flow_reply_path(f, sport), p);
+			KUNIT_EXPECT_EQ(test, irn_flow_reply_path(f, base, sport), p);
 			hits[p]++;
 		}
-	/* 64 bases, 256 ports: no path gets less than half its share */
+	}
+	/* 64 bases, 256 foreign ports: no path gets under half its share */
 	for (i = 0; i < 4; i++)
 		KUNIT_EXPECT_GE(test, hits[i], 32U);
 }
@@ -467,6 +500,7 @@ static struct kunit_case irn_path_cases[] = {
 	KUNIT_CASE(irn_test_path_window),
 	KUNIT_CASE(irn_test_path_sb_other_path_no_loss),
 	KUNIT_CASE(irn_test_path_sb_dead_path),
+	KUNIT_CASE(irn_test_path_sb_read_waits),
 	KUNIT_CASE(irn_test_path_sb_not_monotone),
 	KUNIT_CASE(irn_test_path_sb_reorder_and_news),
 	KUNIT_CASE(irn_test_path_sb_resend_credit),
