@@ -469,9 +469,12 @@ static void irn_test_path_reply(struct kunit *test)
 	for (base = 0xc000; base <= 0xffff; base += 0x100) {
 		KUNIT_EXPECT_EQ(test, irn_flow_reply_path(f, base, base),
 				IRN_PATH_NONE);
-		for (i = 1; i < 4; i++)
-			KUNIT_EXPECT_EQ(test, irn_flow_reply_path(f, base,
-					irn_path_sport(base, i)), i);
+		for (i = 1; i < 4; i++) {
+			u16 sport = irn_path_sport(base, i);
+
+			KUNIT_EXPECT_EQ(test, irn_flow_reply_path(f, base, sport),
+					i);
+		}
 		/* a base port one end of the connection does not share */
 		for (i = 0; i < 4; i++) {
 			u16 sport = irn_path_sport(base ^ 0x1555, i);
