@@ -14,6 +14,7 @@
 
 #include "irn_counters.h"
 #include "irn_flow.h"
+#include "irn_rtt.h"
 #include "irn_trace.h"
 
 /**
@@ -392,20 +393,9 @@ bool irn_flow_hold(const struct irn_flow *f, struct hrtimer *timer,
 /* RFC 6298's estimator, and the longest RTT of the last while. */
 static void rtt_sample(struct irn_flow *f, u64 rtt_ns)
 {
-	u64 err;
-
 	minmax_running_max(&f->rtt_max, IRN_FLOW_RTT_MAX_WIN, jiffies,
 			   min_t(u64, div_u64(rtt_ns, NSEC_PER_USEC), U32_MAX));
-
-	if (!f->srtt_ns) {
-		f->srtt_ns = rtt_ns;
-		f->rttvar_ns = rtt_ns / 2;
-		return;
-	}
-	err = rtt_ns > f->srtt_ns ? rtt_ns - f->srtt_ns : f->srtt_ns - rtt_ns;
-	/* RFC 6298: beta = 1/4, alpha = 1/8. */
-	f->rttvar_ns = f->rttvar_ns - (f->rttvar_ns >> 2) + (err >> 2);
-	f->srtt_ns = f->srtt_ns - (f->srtt_ns >> 3) + (rtt_ns >> 3);
+	irn_rtt_update(&f->srtt_ns, &f->rttvar_ns, rtt_ns);
 }
 
 /**

@@ -9,6 +9,7 @@
 #include <kunit/visibility.h>
 
 #include "irn_path.h"
+#include "irn_rtt.h"
 
 static const char * const state_names[] = {
 	[IRN_PATH_ACTIVE]	= "active",
@@ -285,21 +286,6 @@ void irn_path_on_loss(struct irn_path_set *s, u32 i, u32 seq, bool timeout,
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_path_on_loss);
 
-/* RFC 6298's estimator, per path: gains 1/8 and 1/4. */
-static void rtt_sample(struct irn_path *p, u64 rtt_ns)
-{
-	u64 err;
-
-	if (!p->srtt_ns) {
-		p->srtt_ns = rtt_ns;
-		p->rttvar_ns = rtt_ns / 2;
-		return;
-	}
-	err = rtt_ns > p->srtt_ns ? rtt_ns - p->srtt_ns : p->srtt_ns - rtt_ns;
-	p->rttvar_ns = p->rttvar_ns - (p->rttvar_ns >> 2) + (err >> 2);
-	p->srtt_ns = p->srtt_ns - (p->srtt_ns >> 3) + (rtt_ns >> 3);
-}
-
 /**
  * irn_path_on_news() - packets sent on the paths were delivered
  * @s: path set
@@ -320,7 +306,8 @@ void irn_path_on_news(struct irn_path_set *s, const struct irn_path_news *nw)
 		struct irn_path *p = &s->p[i];
 
 		if (nw->rtt_ns[i])
-			rtt_sample(p, nw->rtt_ns[i]);
+			irn_rtt_update(&p->srtt_ns, &p->rttvar_ns,
+				       nw->rtt_ns[i]);
 		if (!nw->acked[i])
 			continue;
 		p->acked += nw->acked[i];
