@@ -58,7 +58,6 @@ TBF=(tbf rate "${IRN_MPB_RATE}mbit" burst 16kb limit 256kb)
 SECS=$IRN_MPB_SECONDS
 MIB=$IRN_MPB_MIB
 LIMIT=$IRN_MPB_LIMIT
-PEER=$(irn_peer_role)
 PORT=18800
 POLL=0.25
 DRIVER=none
@@ -67,11 +66,6 @@ N=0
 FAILED=()
 TMP=$(mktemp -d /tmp/mpbench.XXXXXX)
 irn_defer rm -rf "$TMP"
-# a FIFO nobody writes: read -t on it naps without forking sleep
-mkfifo "$TMP/nap" || irn_fail "mkfifo $TMP/nap failed"
-exec {NAP_FD}<>"$TMP/nap"
-
-nap() { read -r -t "$1" -u "$NAP_FD" || true; }
 
 # now VAR: the wall clock in seconds (no fork)
 now() { printf -v "$1" '%s' "${EPOCHREALTIME/,/.}"; }
@@ -195,7 +189,7 @@ sample_start()
 			read -r s <"$hw/sent_pkts"
 			read -r r <"$hw/retransmitted_pkts"
 			printf '%s %s %s %s %s\n' "${EPOCHREALTIME/,/.}" "$b1" "$b2" "$s" "$r" >>"$f"
-			nap "$POLL"
+			irn_nap "$POLL"
 		done
 	) &
 	SAMPLER=$!
@@ -208,7 +202,7 @@ sample_stop()
 	kill -TERM "$SAMPLER" 2>/dev/null || true
 	for ((i = 0; i < 50; i++)); do
 		kill -0 "$SAMPLER" 2>/dev/null || break
-		nap 0.1
+		irn_nap 0.1
 	done
 	kill -KILL "$SAMPLER" 2>/dev/null || true
 	wait "$SAMPLER" 2>/dev/null || true
@@ -226,23 +220,8 @@ mid_transfer()
 		read -r b </sys/class/net/bond0/statistics/tx_bytes
 		((b - b0 < want)) || return 0
 		kill -0 "$1" 2>/dev/null || return 0
-		nap 0.1
+		irn_nap 0.1
 	done
-}
-
-# await KEY SECONDS: the peer's irn_put KEY, looked for every 0.05 s
-# without a fork (b pulls its end of the cable as soon as a pulled its)
-await()
-{
-	local i
-
-	for ((i = 0; i < $2 * 20; i++)); do
-		[[ ! -e $IRN_SHARED/val.$1 ]] || return 0
-		[[ ! -e $IRN_SHARED/abort.$PEER ]] ||
-			irn_fail "guest $PEER gave up while $IRN_ROLE waited for $1"
-		nap 0.05
-	done
-	irn_fail "value '$1' from the peer did not arrive within ${2}s"
 }
 
 # verify_case NAME: irn_verify's MIB MiB, cable 2 pulled at both ends a
@@ -258,7 +237,7 @@ verify_case()
 			irn_put "$name.server" "$rc"
 		} &
 		pid=$!
-		await "$name.cut" "$LIMIT"
+		irn_await "$name.cut" "$LIMIT"
 		"$MPNET" cut 2 || irn_fail "mpnet.sh cut 2 failed"
 		wait "$pid" || true
 		return 0
@@ -279,7 +258,7 @@ verify_case()
 	# accepted stream connection with a blocking sendmsg() under its big
 	# lock, so frames a sent into a cable b no longer drains would freeze
 	# all of guest a (tests/multipath.sh's pulled case says the same)
-	nap 0.3
+	irn_nap 0.3
 	irn_put "$name.cut" 1
 	wait "$pid" || rc=$?
 	now end
@@ -324,7 +303,7 @@ run_case()
 		"$MPNET" mend 2 || irn_fail "cable 2 did not come back"
 		irn_put "$name.mended" 1
 	elif [[ $c2 == cut* ]]; then
-		await "$name.mended" 60
+		irn_await "$name.mended" 60
 		"$MPNET" mend 2 || irn_fail "cable 2 did not come back"
 	fi
 	irn_barrier "$name-mended"

@@ -91,7 +91,6 @@ POLL=0.25
 DBG=/sys/kernel/debug/irn/$IRN_DEV
 TXB=/sys/class/net/bond0/statistics/tx_bytes
 PORT=18700
-PEER=$(irn_peer_role)
 NICS=(eth0 eth1)
 NAMES=(path_changes paths_down path_probes path_resends_moved
        retransmitted_pkts timeouts)
@@ -101,9 +100,6 @@ RUN=0
 # the 9p export)
 CAPDIR=$(mktemp -d /tmp/multipath.XXXXXX)
 irn_defer rm -rf "$CAPDIR"
-# a FIFO nobody writes: read -t on it naps without forking sleep
-mkfifo "$CAPDIR/nap" || irn_fail "mkfifo $CAPDIR/nap failed"
-exec {NAP_FD}<>"$CAPDIR/nap"
 irn_defer stray_stop
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug ||
@@ -122,8 +118,6 @@ irn_log "bed: $(tr '\n' ' ' </proc/net/bonding/bond0 | grep -o 'Transmit Hash Po
 irn_barrier bed-up
 
 # ---- helpers --------------------------------------------------------------
-# nap SECONDS: sleep, without a fork
-nap() { read -r -t "$1" -u "$NAP_FD" || true; }
 
 # now VAR: the wall clock, tcpdump's -tt clock, in seconds (no fork)
 now() { printf -v "$1" '%s' "${EPOCHREALTIME/,/.}"; }
@@ -183,7 +177,7 @@ reap()
 
 	for ((i = 0; i < 50; i++)); do
 		kill -0 "$1" 2>/dev/null || break
-		nap 0.1
+		irn_nap 0.1
 	done
 	((i < 50)) || kill -KILL "$1" 2>/dev/null || true
 	wait "$1" 2>/dev/null || true
@@ -236,7 +230,7 @@ cap_listening()
 			done <"$2"
 		fi
 		kill -0 "$1" 2>/dev/null || irn_fail "tcpdump ended before it listened: $(<"$2")"
-		nap 0.1
+		irn_nap 0.1
 	done
 	irn_fail "tcpdump did not listen within 20 s: $(<"$2")"
 }
@@ -250,7 +244,7 @@ cap_stop()
 	local pid
 
 	# what is still in flight reaches the captures
-	nap 0.5
+	irn_nap 0.5
 	for pid in "${CAP_PIDS[@]}"; do
 		kill -TERM "$pid" 2>/dev/null || true
 	done
@@ -392,7 +386,7 @@ poll_start()
 			((${#rows[@]} < 2)) || last=("# at $t" "${rows[@]}")
 			read -r b 2>/dev/null <"$TXB" || b=-
 			printf '%s %s\n' "$t" "$b" >>"$CAPDIR/$tag.rate"
-			nap "$POLL"
+			irn_nap "$POLL"
 		done
 	) &
 	POLL_PID=$!
@@ -446,23 +440,8 @@ mid_transfer()
 		read -r b <"$TXB"
 		((b - b0 < want)) || return 0
 		kill -0 "$1" 2>/dev/null || return 0
-		nap 0.1
+		irn_nap 0.1
 	done
-}
-
-# await KEY SECONDS: wait for the peer's irn_put KEY, as irn_get does but
-# checking every 0.05 s without a fork, for a peer that must act at once
-await()
-{
-	local i
-
-	for ((i = 0; i < $2 * 20; i++)); do
-		[[ ! -e $IRN_SHARED/val.$1 ]] || return 0
-		[[ ! -e $IRN_SHARED/abort.$PEER ]] ||
-			irn_fail "guest $PEER gave up while $IRN_ROLE waited for $1"
-		nap 0.05
-	done
-	irn_fail "value '$1' from the peer did not arrive within ${2}s"
 }
 
 # serve TAG [DEV]: irn_verify's server for one transfer (guest b); its
@@ -568,7 +547,7 @@ cut_transfer()
 	# until that end reads again (its watchdog then reports one "soft
 	# lockup" as long as the freeze).  With a's end down first, a sends
 	# nothing more into cable 2; the nap lets b take what a's ring held.
-	nap 0.3
+	irn_nap 0.3
 	irn_put "$tag.cut" 1
 	wait "$cpid" || CRC=$?
 	counter_snap "$IRN_OUT/$tag.after"
@@ -832,7 +811,7 @@ irn_barrier pulled-go
 if [[ $IRN_ROLE == b ]]; then
 	serve pulled &
 	spid=$!
-	await pulled.cut $((LIMIT + 30))
+	irn_await pulled.cut $((LIMIT + 30))
 	"$MPNET" cut 2 || irn_fail "mpnet.sh cut 2 failed"
 	wait "$spid" || true
 else
@@ -845,7 +824,7 @@ if [[ $IRN_ROLE == b ]]; then
 	"$MPNET" mend 2 || irn_fail "cable 2 did not come back"
 	irn_put pulled.mended 1
 else
-	await pulled.mended 60
+	irn_await pulled.mended 60
 	"$MPNET" mend 2 || irn_fail "cable 2 did not come back"
 fi
 irn_barrier pulled-mended

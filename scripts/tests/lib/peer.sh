@@ -60,6 +60,40 @@ irn_get()
 	irn_fail "value '$1' from the peer did not arrive within ${secs}s"
 }
 
+# irn_nap SECONDS: sleep without a fork, for loops that must look often
+# (read -t on a FIFO nobody writes, made on first use; the open
+# descriptor keeps it once its name is gone)
+irn_nap()
+{
+	local d
+
+	if [[ -z ${_IRN_NAP_FD:-} ]]; then
+		d=$(mktemp -d /tmp/irn-nap.XXXXXX) ||
+			irn_fail "cannot make a directory for the nap FIFO"
+		mkfifo "$d/nap" || irn_fail "cannot make a FIFO to nap on"
+		exec {_IRN_NAP_FD}<>"$d/nap"
+		rm -rf "$d"
+	fi
+	read -r -t "$1" -u "$_IRN_NAP_FD" || true
+}
+
+# irn_await KEY SECONDS: wait for the peer's irn_put KEY, as irn_get does
+# but looking every 0.05 s without a fork, for a peer that must act at
+# once; fails if the peer gave up
+irn_await()
+{
+	local i peer
+
+	peer=$(irn_peer_role)
+	for ((i = 0; i < $2 * 20; i++)); do
+		[[ ! -e $IRN_SHARED/val.$1 ]] || return 0
+		[[ ! -e $IRN_SHARED/abort.$peer ]] ||
+			irn_fail "guest $peer gave up while $IRN_ROLE waited for $1"
+		irn_nap 0.05
+	done
+	irn_fail "value '$1' from the peer did not arrive within ${2}s"
+}
+
 irn_two_guests()
 {
 	[[ ${IRN_GUESTS:-1} == 2 ]]
