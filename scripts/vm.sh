@@ -258,11 +258,31 @@ write_guest_env() {
 	} >"$dir/out/guest.env"
 }
 
+# cpus_of ROLE: with --switch on a host of two CPUs or more, the CPUs
+# its QEMU may run on: the switch and the receiver on CPU 0, the senders
+# on the others.  A sender polls its completion queue and keeps its vCPU
+# busy whatever it sends; sharing every CPU, the senders starved the
+# switch guest, whose shaper then sent below its rate (it cannot make up
+# for time its guest was not scheduled).  A switch is hardware and a
+# receiver has its host to itself: they get a CPU the senders do not
+# touch.  Prints nothing otherwise (no pinning).
+cpus_of() {
+	local n
+
+	n=$(nproc)
+	((SENDERS > 0 && n >= 2)) || return 0
+	case $1 in
+	s|a) echo 0 ;;
+	*) echo "1-$((n - 1))" ;;
+	esac
+}
+
 # start_guest ROLE NETDEV-ARGS...: QEMU in the background, pid in
 # PIDS[ROLE]; one NIC per netdev (ids n0, n1, ...: eth0, eth1, ...).
 start_guest() {
-	local role=$1 dir=$RUN/guest-$1 keep net nics=() i=0 host slot
+	local role=$1 dir=$RUN/guest-$1 keep net nics=() i=0 host slot pin=()
 	shift
+	[[ -z $(cpus_of "$role") ]] || pin=(taskset -c "$(cpus_of "$role")")
 	slot=$(boot_slot "$role")
 	host=$(($(printf '%d' "'$role") - 96))
 	[[ $role != s ]] || host=0x10
@@ -274,7 +294,7 @@ start_guest() {
 	keep=$(keep_paths)
 	mkdir -p "$dir/out"
 	write_guest_env "$role" "$dir"
-	qemu-system-x86_64 -accel tcg -cpu "${BOOT_CPU[$slot]}" -smp "$CPUS" -m "$MEM" \
+	"${pin[@]}" qemu-system-x86_64 -accel tcg -cpu "${BOOT_CPU[$slot]}" -smp "$CPUS" -m "$MEM" \
 		-nodefaults -display none -no-reboot \
 		-kernel "${BOOT_BZIMAGE[$slot]}" -initrd "${BOOT_INITRD[$slot]}" \
 		-append "console=ttyS0,115200 panic=-1 mitigations=off irn.stage2=$IRN_ROOT/scripts/guest/stage2.sh irn.keep=$keep${BOOT_ARGS[$slot]:+ ${BOOT_ARGS[$slot]}}" \
