@@ -442,29 +442,37 @@ void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns)
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_ack);
 
+/* A loss that is congestion: the delay controller's decrease. */
+static void delay_loss(struct irn_flow *f, const char *why)
+{
+	u32 cwnd;
+
+	if (READ_ONCE(f->algo) != IRN_CC_DELAY)
+		return;
+	spin_lock_bh(&f->cc_lock);
+	cwnd = f->delay.st.cwnd;
+	irn_delay_on_loss(&f->delay.st, &f->delay.p, f->srtt_ns,
+			  ktime_get_ns());
+	cc_moved(f, why, 0, cwnd);
+	spin_unlock_bh(&f->cc_lock);
+}
+
 /**
  * irn_flow_on_loss() - the completer decided a packet was lost
  * @f: flow state
  *
  * The cap stays; the delay controller halves its window (at most once a
- * round trip).  After 16 loss episodes without a spurious resend the
- * reordering window narrows by a quarter RTT, back towards 1.25 srtt
- * (RACK's decay, RFC 8985 6.2).
+ * round trip), unless the QP sprays: then the lost packets' paths judge
+ * (irn_flow_on_path_loss()).  After 16 loss episodes without a spurious
+ * resend the reordering window narrows by a quarter RTT, back towards
+ * 1.25 srtt (RACK's decay, RFC 8985 6.2).
  *
  * Context: the completer.
  */
 void irn_flow_on_loss(struct irn_flow *f)
 {
-	u32 cwnd;
-
-	if (READ_ONCE(f->algo) == IRN_CC_DELAY) {
-		spin_lock_bh(&f->cc_lock);
-		cwnd = f->delay.st.cwnd;
-		irn_delay_on_loss(&f->delay.st, &f->delay.p, f->srtt_ns,
-				  ktime_get_ns());
-		cc_moved(f, "loss", 0, cwnd);
-		spin_unlock_bh(&f->cc_lock);
-	}
+	if (!READ_ONCE(f->sprayed))
+		delay_loss(f, "loss");
 	f->reo_grown = false;
 	if (++f->reo_calm < 16)
 		return;
@@ -664,6 +672,7 @@ void irn_flow_path_reset(struct irn_flow *f)
 	spin_lock_bh(&f->path_lock);
 	irn_path_set_init(&f->paths, f->paths.n);
 	spin_unlock_bh(&f->path_lock);
+	WRITE_ONCE(f->sprayed, false);
 }
 
 /**
@@ -775,6 +784,8 @@ u32 irn_flow_path_pick(struct irn_flow *f, bool spray, u32 avoid, u64 now_ns,
 	*seq = 0;
 	if (!spray || f->paths.n <= 1)
 		return IRN_PATH_NONE;
+	if (!READ_ONCE(f->sprayed))
+		WRITE_ONCE(f->sprayed, true);
 	spin_lock_bh(&f->path_lock);
 	paths_states(f, was);
 	i = irn_path_pick(&f->paths, avoid, now_ns, seq);
@@ -794,21 +805,33 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_path_pick);
  * @timeout: the retransmission timer found it lost
  * @now_ns: the time
  *
+ * The path hears of it first.  Then the loss is congestion, and the
+ * delay controller decreases, unless it is the path's own: another path
+ * in use lost nothing for two round trips (irn_path_loss_local()).  A
+ * path that loses at random is used less, and does not hold the QP's
+ * window down; a bottleneck all paths share makes them all lose.
+ *
  * Context: the requester (losses it resends) or the completer (timeouts);
- * takes the flow's path_lock.
+ * takes the flow's path_lock, and its cc_lock after it.
  */
 void irn_flow_on_path_loss(struct irn_flow *f, u32 path, u32 seq,
 			   bool timeout, u64 now_ns)
 {
+	u64 window_ns = max_t(u64, 2 * READ_ONCE(f->srtt_ns),
+			      IRN_FLOW_SHARED_LOSS_NS);
 	u8 was[IRN_PATH_MAX];
+	bool local;
 
 	if (path >= f->paths.n || f->paths.n <= 1)
 		return;
 	spin_lock_bh(&f->path_lock);
 	paths_states(f, was);
 	irn_path_on_loss(&f->paths, path, seq, timeout, now_ns);
+	local = irn_path_loss_local(&f->paths, path, now_ns, window_ns);
 	paths_moved(f, was, timeout ? "timeout" : "loss");
 	spin_unlock_bh(&f->path_lock);
+	if (!local)
+		delay_loss(f, timeout ? "path_timeout" : "path_loss");
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_path_loss);
 

@@ -264,6 +264,7 @@ void irn_path_on_loss(struct irn_path_set *s, u32 i, u32 seq, bool timeout,
 	if ((s32)(seq - p->epoch_seq) < 0)
 		return;
 	p->clean = 0;
+	p->lost_ns = now_ns ?: 1;
 	switch (p->state) {
 	case IRN_PATH_ACTIVE:
 	case IRN_PATH_SUSPECT:
@@ -285,6 +286,39 @@ void irn_path_on_loss(struct irn_path_set *s, u32 i, u32 seq, bool timeout,
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_path_on_loss);
+
+/**
+ * irn_path_loss_local() - is a path's loss its own
+ * @s: path set
+ * @i: the path that lost a packet (irn_path_on_loss() told first)
+ * @now_ns: the time
+ * @window_ns: how recent another path's loss must be for the two to be
+ *	       one event
+ *
+ * A loss belongs to its path, and not to a bottleneck the paths share,
+ * while another path is ACTIVE and has lost nothing for @window_ns: the
+ * path's own state answers it (used less, then not at all).  Losses on
+ * every path in use, or on the only one, are congestion.
+ *
+ * Context: under the owner's lock.
+ * Return: true if a path other than @i is ACTIVE and was clean that long.
+ */
+bool irn_path_loss_local(const struct irn_path_set *s, u32 i, u64 now_ns,
+			 u64 window_ns)
+{
+	const struct irn_path *p;
+	u32 j;
+
+	for (j = 0; j < s->n; j++) {
+		p = &s->p[j];
+		if (j == i || p->state != IRN_PATH_ACTIVE)
+			continue;
+		if (!p->lost_ns || now_ns - p->lost_ns > window_ns)
+			return true;
+	}
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_path_loss_local);
 
 /**
  * irn_path_on_news() - packets sent on the paths were delivered

@@ -83,6 +83,8 @@ struct irn_counters;
  *	       the completer (deliveries, timeouts) move; taken inside the
  *	       scoreboard lock where both are held, never with @cc_lock
  * @paths: the QP's path set; one path unless it sprays
+ * @sprayed: the QP sent a packet on one of its paths: its losses reach
+ *	     congestion control through their paths (irn_flow_on_path_loss())
  * @stats: the device's counters, for the path counters; NULL for none
  */
 struct irn_flow {
@@ -112,6 +114,7 @@ struct irn_flow {
 	};
 	spinlock_t		path_lock;	/* see above */
 	struct irn_path_set	paths;
+	bool			sprayed;
 	struct irn_counters __percpu *stats;
 };
 
@@ -121,6 +124,12 @@ struct irn_flow {
  * over seconds.
  */
 #define IRN_FLOW_RTT_MAX_WIN	(10 * HZ)
+
+/*
+ * Two paths' losses this close, or two round trips if longer, are one
+ * event (irn_flow_on_path_loss()).
+ */
+#define IRN_FLOW_SHARED_LOSS_NS	NSEC_PER_MSEC
 
 /* Reordering window: 1.25 srtt, up to 2 srtt after spurious resends. */
 #define IRN_FLOW_REO_MIN_Q	5

@@ -93,6 +93,8 @@ enum irn_path_state {
  * @rttvar_ns: its variation
  * @last_ns: when the path was last picked
  * @probe_ns: DOWN: when the next probe is due
+ * @lost_ns: when it last lost a packet sent since its last probe, 0 for
+ *	     never (irn_path_loss_local())
  */
 struct irn_path {
 	u8	state;
@@ -110,6 +112,7 @@ struct irn_path {
 	u64	rttvar_ns;
 	u64	last_ns;
 	u64	probe_ns;
+	u64	lost_ns;
 };
 
 /**
@@ -153,6 +156,8 @@ u32 irn_path_pick(struct irn_path_set *s, u32 avoid, u64 now_ns, u32 *seq);
 void irn_path_on_loss(struct irn_path_set *s, u32 i, u32 seq, bool timeout,
 		      u64 now_ns);
 void irn_path_on_news(struct irn_path_set *s, const struct irn_path_news *nw);
+bool irn_path_loss_local(const struct irn_path_set *s, u32 i, u64 now_ns,
+			 u64 window_ns);
 u64 irn_path_window_ns(const struct irn_path_set *s);
 const char *irn_path_state_name(u32 state);
 

@@ -490,11 +490,75 @@ static void irn_test_path_reply(struct kunit *test)
 		KUNIT_EXPECT_GE(test, hits[i], 32U);
 }
 
+/*
+ * A QP of @paths paths with the delay controller, srtt 1 ms, which sent
+ * a packet on one of them if @spray.
+ */
+static struct irn_flow *cc_flow(struct kunit *test, u32 paths, bool spray)
+{
+	struct irn_flow *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	struct irn_cc_config cfg;
+	u32 seq;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	irn_flow_init(f, 16);
+	irn_cc_config_default(&cfg, IRN_CC_DELAY);
+	irn_flow_cc_start(f, &cfg, 1, 0);
+	irn_flow_path_init(f, paths, NULL);
+	f->srtt_ns = MS;
+	irn_flow_path_pick(f, spray, IRN_PATH_NONE, 0, &seq);
+	return f;
+}
+
+/* A loss as the completer (its episode) and the requester (its path). */
+static void cc_lose(struct irn_flow *f, u32 path, u64 now)
+{
+	irn_flow_on_loss(f);
+	irn_flow_on_path_loss(f, path, f->paths.p[path].seq, false, now);
+}
+
+/*
+ * Losses on one path of a sprayed QP are the path's, while another path
+ * stays clean: the delay window keeps its 16 packets however many there
+ * are.  A loss on the other path within two round trips makes them one
+ * congestion event: the window halves.  With the clean path DOWN the
+ * losing path is the only one, and its loss is congestion too.
+ */
+static void irn_test_path_cc_loss(struct kunit *test)
+{
+	struct irn_flow *f = cc_flow(test, 2, true);
+	int i;
+
+	for (i = 0; i < 8; i++)
+		cc_lose(f, 1, 10 * MS + i * MS);
+	KUNIT_EXPECT_EQ(test, irn_flow_window(f), 16U);
+	KUNIT_EXPECT_EQ(test, f->delay.st.decreases, 0ULL);
+	KUNIT_EXPECT_EQ(test, f->paths.p[1].state, (u8)IRN_PATH_DOWN);
+
+	f = cc_flow(test, 2, true);
+	cc_lose(f, 1, 10 * MS);
+	KUNIT_EXPECT_EQ(test, irn_flow_window(f), 16U);
+	cc_lose(f, 0, 11 * MS);
+	KUNIT_EXPECT_EQ(test, irn_flow_window(f), 8U);
+
+	f = cc_flow(test, 2, true);
+	lose(&f->paths, 0, IRN_PATH_DOWN_STRIKES, 0);
+	KUNIT_ASSERT_EQ(test, f->paths.p[0].state, (u8)IRN_PATH_DOWN);
+	cc_lose(f, 1, 100 * MS);
+	KUNIT_EXPECT_EQ(test, irn_flow_window(f), 8U);
+
+	/* A QP that never sprayed: every loss episode is congestion. */
+	f = cc_flow(test, 2, false);
+	irn_flow_on_loss(f);
+	KUNIT_EXPECT_EQ(test, irn_flow_window(f), 8U);
+}
+
 static struct kunit_case irn_path_cases[] = {
 	KUNIT_CASE(irn_test_path_sport),
 	KUNIT_CASE(irn_test_path_spreads),
 	KUNIT_CASE(irn_test_path_one),
 	KUNIT_CASE(irn_test_path_reply),
+	KUNIT_CASE(irn_test_path_cc_loss),
 	KUNIT_CASE(irn_test_path_suspect_then_down),
 	KUNIT_CASE(irn_test_path_clean_run),
 	KUNIT_CASE(irn_test_path_probe),
