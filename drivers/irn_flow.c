@@ -294,24 +294,29 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_ack_every);
  * @f: flow state
  * @must: it asks anyway (a message's last packet, a resend)
  * @nth: its place in its message, from 1
+ * @inflight: packets in flight once it left, itself included
  * @now_ns: the time
  *
  * The responder acknowledges only what asks for it (and what moves its
  * window).  Beside a message's last packet, a packet asks every
- * irn_flow_ack_every() packets of the message, and on a paced QP when a
- * quarter of srtt passed since the last one that asked.  A window
- * narrower than the ACK interval, or a rate that spreads the interval
- * over more than the retransmission timeout, would otherwise be
- * reopened only by the timer, one packet per timeout.
+ * irn_flow_ack_every() packets of the message, when it fills the window,
+ * on a paced QP when a quarter of srtt passed since the last one that
+ * asked, and always under a window congestion control narrowed: such a
+ * window can narrow behind packets that left at a wider one's interval,
+ * to as few as are in flight without asking.  That window, or a rate
+ * that spreads the interval over more than the retransmission timeout,
+ * would otherwise be reopened only by the timer, one packet per timeout.
  *
  * Context: the requester.
  * Return: true if the packet asks for an ACK.
  */
-bool irn_flow_ask_ack(struct irn_flow *f, bool must, u32 nth, u64 now_ns)
+bool irn_flow_ask_ack(struct irn_flow *f, bool must, u32 nth, u32 inflight,
+		      u64 now_ns)
 {
 	u64 srtt = READ_ONCE(f->srtt_ns);
 
 	if (!must && nth % irn_flow_ack_every(f) &&
+	    inflight < irn_flow_window(f) && !irn_flow_narrowed(f) &&
 	    (!READ_ONCE(f->next_ns) || !srtt ||
 	     now_ns - f->asked_ns < srtt / 4))
 		return false;

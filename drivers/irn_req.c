@@ -733,7 +733,8 @@ static void fill_bth_fields(struct irn_qp *qp, const struct irn_swqe *w,
 	bth->ack_req = irn_qp_is_rc(qp) &&
 		       irn_flow_ask_ack(&qp->flow,
 					pkt->last || pos->resend_pkts,
-					pos->psn - w->first_psn + 1, now);
+					pos->psn - w->first_psn + 1,
+					irn_qp_outstanding(qp) + 1, now);
 }
 
 /*

@@ -139,7 +139,8 @@ void irn_flow_init(struct irn_flow *f, u32 cap);
 u32 irn_flow_window(const struct irn_flow *f);
 u32 irn_flow_ack_every(const struct irn_flow *f);
 bool irn_flow_narrowed(const struct irn_flow *f);
-bool irn_flow_ask_ack(struct irn_flow *f, bool must, u32 nth, u64 now_ns);
+bool irn_flow_ask_ack(struct irn_flow *f, bool must, u32 nth, u32 inflight,
+		      u64 now_ns);
 bool irn_flow_window_open(const struct irn_flow *f, u32 pipe, u32 span,
 			  u32 span_max);
 ktime_t irn_flow_next_send(const struct irn_flow *f);
