@@ -11,7 +11,8 @@
 # in order:
 #
 #   DRIVER  rxe: stock rdma_rxe (rxe0 on bond0); irn: rdma_irn (irn0 on
-#           bond0) with debugfs mode MODE and paths PATHS, on both guests
+#           bond0) with debugfs mode MODE, paths PATHS and cc IRN_MPB_CC,
+#           on both guests
 #   CABLE2  shaped: tbf as cable 1; lossy: netem loss 5% with that tbf
 #           under it; cut: set down at both ends for the whole case;
 #           cut-mid: shaped, and set down at both ends once a quarter of
@@ -47,7 +48,8 @@ irn_init
 irn_require_shared
 irn_require_cmd ib_write_bw timeout mkfifo
 [[ ${IRN_CABLES:-1} == 2 ]] || irn_fail "needs scripts/vm.sh --cables 2"
-for v in IRN_MPB_CASES IRN_MPB_RATE IRN_MPB_SECONDS IRN_MPB_MIB IRN_MPB_LIMIT; do
+for v in IRN_MPB_CASES IRN_MPB_RATE IRN_MPB_SECONDS IRN_MPB_MIB IRN_MPB_LIMIT \
+	IRN_MPB_CC; do
 	[[ -n ${!v:-} ]] || irn_fail "$v is not set (scripts/mpbench.sh sets it)"
 done
 
@@ -104,17 +106,20 @@ use_driver()
 	GIDX=$IRN_GIDX
 }
 
-# knobs MODE PATHS: for the QPs created from now on
+# knobs MODE PATHS: for the QPs created from now on, with congestion
+# control IRN_MPB_CC
 knobs()
 {
-	local d=/sys/kernel/debug/irn/$IRN_DEV m p
+	local d=/sys/kernel/debug/irn/$IRN_DEV m p c
 
 	echo "$1" >"$d/mode"
 	echo "$2" >"$d/paths"
+	echo "$IRN_MPB_CC" >"$d/cc"
 	read -r m <"$d/mode"
 	read -r p <"$d/paths"
-	[[ $m == "$1" && $p == "$2" ]] ||
-		irn_fail "cannot set mode $1 and paths $2 (read back $m, $p)"
+	read -r c <"$d/cc"
+	[[ $m == "$1" && $p == "$2" && $c == "$IRN_MPB_CC" ]] ||
+		irn_fail "cannot set mode $1, paths $2, cc $IRN_MPB_CC (read back $m, $p, $c)"
 }
 
 # cable2 shaped|lossy|cut|cut-mid: cable 2 at this guest's end
