@@ -104,7 +104,8 @@ static void partial_ack(struct irn_qp *qp, struct irn_swqe *w, u32 psn)
 	    !irn_psn_before(psn, qp->req.psn) ||
 	    irn_psn_before(psn, qp->comp.psn))
 		return;
-	irn_flow_on_ack(&qp->flow, irn_psn_diff(psn, qp->comp.psn) + 1, 0);
+	irn_flow_on_ack(&qp->flow, irn_psn_diff(psn, qp->comp.psn) + 1, 0,
+			IRN_PATH_NONE);
 	irn_comp_progress(qp, irn_psn_add(psn, 1));
 }
 
@@ -140,7 +141,7 @@ static bool ack_until(struct irn_qp *qp, u32 psn)
 		irn_flow_on_ack(&qp->flow,
 				irn_psn_diff(w->last_psn, qp->comp.psn) + 1,
 				w->resent || w->last_psn != psn ? 0 :
-				ktime_get_ns() - w->sent_ns);
+				ktime_get_ns() - w->sent_ns, IRN_PATH_NONE);
 		irn_comp_progress(qp, irn_psn_add(w->last_psn, 1));
 		irn_comp_retire(qp, w, IB_WC_SUCCESS);
 	}

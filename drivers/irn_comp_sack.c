@@ -71,16 +71,33 @@ static bool sacked(const struct sack_view *sv, u32 psn)
 	return i < IRN_SACK_BITS && test_bit(i, sv->bits);
 }
 
+/**
+ * struct rtt_smp - an RTT sample and the path of its packet
+ * @ns: the round trip, 0 for none
+ * @path: the path, IRN_PATH_NONE if the packet was not sprayed
+ */
+struct rtt_smp {
+	u64	ns;
+	u32	path;
+};
+
 /*
- * Mark @psn delivered.  If that is news, *@rtt becomes the sample it
+ * Mark @psn delivered.  If that is news, *@smp becomes the sample it
  * gives, if any (Karn: none if it was ever resent).
  * Return: 1 if it is news, else 0: what it adds to the packets acked.
  */
-static u32 mark_one(struct irn_sb *sb, u32 psn, u64 *rtt)
+static u32 mark_one(struct irn_sb *sb, u32 psn, struct rtt_smp *smp)
 {
+	u64 rtt;
+	u32 seq;
+
 	if (!irn_sb_mark(sb, psn))
 		return 0;
-	*rtt = irn_sb_rtt(sb, psn, sb->now_ns) ?: *rtt;
+	rtt = irn_sb_rtt(sb, psn, sb->now_ns);
+	if (rtt) {
+		smp->ns = rtt;
+		smp->path = irn_sb_path(sb, psn, &seq);
+	}
 	return 1;
 }
 
@@ -89,24 +106,24 @@ static u32 mark_one(struct irn_sb *sb, u32 psn, u64 *rtt)
  * @cum passes or @sv names: the first in turn, the others by @sv's set
  * bits, so that an acknowledgment costs what it acknowledges rather than
  * every PSN in flight.
- * Return: how many PSNs this newly marked; *@rtt becomes an RTT sample
+ * Return: how many PSNs this newly marked; *@smp becomes an RTT sample
  * from the newest of them that gives one, and stays if none does.
  */
 static u32 mark_range(struct irn_sb *sb, u32 psn, u32 end, u32 cum,
-		      const struct sack_view *sv, u64 *rtt)
+		      const struct sack_view *sv, struct rtt_smp *smp)
 {
 	u32 i, n, marked = 0;
 
 	for (; !irn_psn_after(psn, end) && !irn_psn_after(psn, cum);
 	     psn = irn_psn_add(psn, 1), sb->walked++)
-		marked += mark_one(sb, psn, rtt);
+		marked += mark_one(sb, psn, smp);
 	if (!sv || irn_psn_after(psn, end))
 		return marked;
 	/* Bit i is @sv->base + 1 + i; @sv->base is @cum + 1, never named. */
 	i = irn_psn_after(psn, sv->base) ? irn_psn_diff(psn, sv->base) - 1 : 0;
 	n = min_t(u32, irn_psn_diff(end, sv->base), IRN_SACK_BITS);
 	for_each_set_bit_from(i, sv->bits, n)
-		marked += mark_one(sb, irn_psn_add(sv->base, i + 1), rtt);
+		marked += mark_one(sb, irn_psn_add(sv->base, i + 1), smp);
 	return marked;
 }
 
@@ -116,11 +133,11 @@ static u32 mark_range(struct irn_sb *sb, u32 psn, u32 end, u32 cum,
  * or atomic request @sv names is only seen (the responder holds it), and
  * one that @cum passes has been executed, its replies sent.
  * Return: how many PSNs this newly marked delivered, each counted here
- * once; *@rtt becomes an RTT sample from the newest of them that gives
+ * once; *@smp becomes an RTT sample from the newest of them that gives
  * one, and stays if none does.
  */
 static u32 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv,
-		      u64 *rtt)
+		      struct rtt_smp *smp)
 {
 	struct irn_sb *sb = &qp->irn.sb;
 	/* Pairs with the requester's store-release of req.next. */
@@ -150,7 +167,7 @@ static u32 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv,
 		end = irn_psn_before(w->last_psn, sent) ? w->last_psn :
 							  irn_psn_add(sent, -1);
 		marked += mark_range(sb, irn_sb_acked_from(sb, w->first_psn),
-				     end, cum, sv, rtt);
+				     end, cum, sv, smp);
 	}
 	irn_sb_acked_to(sb, cum);
 	return marked;
@@ -192,7 +209,8 @@ static void advance(struct irn_qp *qp)
 			if (is_atomic_wqe(w) || is_atomic_write_wqe(w))
 				irn_flow_on_ack(&qp->flow, wqe_psns(w),
 						w->resent ? 0 :
-						ktime_get_ns() - w->sent_ns);
+						ktime_get_ns() - w->sent_ns,
+						IRN_PATH_NONE);
 			sack_progress(qp, irn_psn_add(w->last_psn, 1));
 			irn_comp_retire(qp, w, w->status);
 			continue;
@@ -262,7 +280,7 @@ static void check_loss(struct irn_qp *qp, const char *why)
 void irn_comp_sack_acked_before(struct irn_qp *qp, u32 psn,
 				struct sack_view *sv)
 {
-	u64 rtt = 0;
+	struct rtt_smp smp = { .path = IRN_PATH_NONE };
 	u32 acked;
 
 	spin_lock_bh(&qp->irn.sb_lock);
@@ -270,13 +288,13 @@ void irn_comp_sack_acked_before(struct irn_qp *qp, u32 psn,
 	if (sv)
 		irn_sb_drop_known(&qp->irn.sb, irn_psn_add(sv->base, 1),
 				  sv->bits, IRN_SACK_BITS);
-	acked = mark_acked(qp, irn_psn_add(psn, -1), sv, &rtt);
+	acked = mark_acked(qp, irn_psn_add(psn, -1), sv, &smp);
 	spin_unlock_bh(&qp->irn.sb_lock);
 	/*
 	 * Per acknowledgment, not per WQE (a 1 MiB write is one WQE): the
 	 * PSNs it newly delivered, with its sample.
 	 */
-	irn_flow_on_ack(&qp->flow, acked, rtt);
+	irn_flow_on_ack(&qp->flow, acked, smp.ns, smp.path);
 	advance(qp);
 }
 
@@ -393,7 +411,8 @@ static void deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 			  u32 offset, u32 len)
 {
 	enum ib_wc_status status;
-	u64 rtt = 0, passed_rtt = 0;
+	struct rtt_smp passed = { .path = IRN_PATH_NONE };
+	u64 rtt = 0;
 	bool dup;
 	u32 acked;
 
@@ -421,8 +440,7 @@ static void deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 	 * The responder executed everything before the read or atomic.  The
 	 * sends and writes this passes waited for the reply too: no sample.
 	 */
-	acked = mark_acked(qp, irn_psn_add(w->first_psn, -1), NULL,
-			   &passed_rtt);
+	acked = mark_acked(qp, irn_psn_add(w->first_psn, -1), NULL, &passed);
 	if (has_reply(w))
 		irn_sb_seen(&qp->irn.sb, w->first_psn, wqe_psns(w), false);
 	if (w->opcode == IB_WR_RDMA_READ)
@@ -433,7 +451,7 @@ static void deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 	    w->opcode == IB_WR_RDMA_READ)
 		acked++;
 	spin_unlock_bh(&qp->irn.sb_lock);
-	irn_flow_on_ack(&qp->flow, acked, rtt);
+	irn_flow_on_ack(&qp->flow, acked, rtt, IRN_PATH_NONE);
 	advance(qp);
 	check_loss(qp, "sack");
 }

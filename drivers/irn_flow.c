@@ -403,15 +403,34 @@ static void rtt_sample(struct irn_flow *f, u64 rtt_ns)
 	irn_rtt_update(&f->srtt_ns, &f->rttvar_ns, rtt_ns);
 }
 
+/*
+ * A sample as the delay controller reads it: on a QP that sprays, leveled
+ * to its shortest path (irn_path_leveled_ns()), so that a longer path's
+ * length is not taken for a queue.
+ */
+static u64 delay_sample(struct irn_flow *f, u64 rtt_ns, u32 path)
+{
+	if (READ_ONCE(f->algo) != IRN_CC_DELAY || path >= f->paths.n ||
+	    f->paths.n <= 1)
+		return rtt_ns;
+	spin_lock_bh(&f->path_lock);
+	rtt_ns = irn_path_leveled_ns(&f->paths, path, rtt_ns, jiffies);
+	spin_unlock_bh(&f->path_lock);
+	return rtt_ns;
+}
+
 /**
  * irn_flow_on_ack() - packets were acknowledged
  * @f: flow state
  * @pkts: packets newly acknowledged, each counted by one call only
  * @rtt_ns: RTT measured on a packet sent once (Karn), or 0 for none
+ * @path: the path of the packet @rtt_ns measured; IRN_PATH_NONE if it
+ *	  was not sprayed, or for no sample
  *
  * A fresh sample (@rtt_ns) feeds the RTT estimate and the delay
- * controller, which grows the window for @pkts if the sample is at or
- * below its target and may shrink it if above, whatever @pkts.  Packets
+ * controller, which grows the window for @pkts if the sample, leveled to
+ * the QP's shortest path, is at or below its target and may shrink it if
+ * above, whatever @pkts.  Packets
  * acknowledged without a fresh sample (all of them resent, or delivered
  * by a go-back-N partial ACK or by a read response that measured
  * nothing) are judged by the latest fresh sample, kept in last_rtt_ns:
@@ -422,12 +441,13 @@ static void rtt_sample(struct irn_flow *f, u64 rtt_ns)
  *
  * Context: the completer.
  */
-void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns)
+void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns, u32 path)
 {
 	u32 cwnd;
 
 	if (rtt_ns) {
 		rtt_sample(f, rtt_ns);
+		rtt_ns = delay_sample(f, rtt_ns, path);
 		f->last_rtt_ns = rtt_ns;
 	} else if (!pkts) {
 		return;

@@ -3,7 +3,9 @@
  * A QP's path set; see include/irn_path.h.
  */
 
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
@@ -319,6 +321,41 @@ bool irn_path_loss_local(const struct irn_path_set *s, u32 i, u64 now_ns,
 	return false;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_path_loss_local);
+
+/**
+ * irn_path_leveled_ns() - an RTT sample as if its path were the shortest
+ * @s: path set
+ * @i: the path the sampled packet took
+ * @rtt_ns: the sample (Karn's: a packet sent once), not 0
+ * @now: the time, in jiffies
+ *
+ * A path's base RTT is the smallest sample of its last IRN_PATH_BASE_WIN,
+ * this one included: its length.  What a sample has above its path's
+ * base is the queueing it met; on the shortest path's base it reads as
+ * a sample of that path would, so that a delay controller fed samples of
+ * paths of different lengths takes no length for a queue.
+ *
+ * Context: under the owner's lock.
+ * Return: @rtt_ns less its path's base RTT plus the smallest base of the
+ * set's paths, in ns.
+ */
+u64 irn_path_leveled_ns(struct irn_path_set *s, u32 i, u64 rtt_ns, u32 now)
+{
+	u32 us = max_t(u64, min_t(u64, div_u64(rtt_ns, NSEC_PER_USEC),
+				  U32_MAX), 1);
+	u32 base, shortest = U32_MAX, b, j;
+
+	if (!minmax_get(&s->p[i].base))
+		minmax_reset(&s->p[i].base, now, us);
+	base = minmax_running_min(&s->p[i].base, IRN_PATH_BASE_WIN, now, us);
+	for (j = 0; j < s->n; j++) {
+		b = minmax_get(&s->p[j].base);
+		if (b && b < shortest)
+			shortest = b;
+	}
+	return rtt_ns - min_t(u64, rtt_ns, (u64)(base - shortest) * NSEC_PER_USEC);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_path_leveled_ns);
 
 /**
  * irn_path_on_news() - packets sent on the paths were delivered

@@ -60,9 +60,10 @@ struct irn_counters;
  * @cap: packets allowed in flight
  * @srtt_ns: smoothed RTT, 0 before the first sample
  * @rttvar_ns: RTT variation
- * @last_rtt_ns: the latest RTT sample irn_flow_on_ack() was given, 0
- *		 before the first: what judges the packets acknowledged
- *		 without a sample of their own
+ * @last_rtt_ns: the latest RTT sample irn_flow_on_ack() was given, as
+ *		 the delay controller reads it, 0 before the first: what
+ *		 judges the packets acknowledged without a sample of their
+ *		 own
  * @rtt_max: the longest RTT, in us, of the last IRN_FLOW_RTT_MAX_WIN
  *	     (a windowed max filter over jiffies)
  * @reo_q: reordering window, in quarters of @srtt_ns
@@ -145,7 +146,7 @@ bool irn_flow_window_open(const struct irn_flow *f, u32 pipe, u32 span,
 			  u32 span_max);
 ktime_t irn_flow_next_send(const struct irn_flow *f);
 bool irn_flow_hold(const struct irn_flow *f, struct hrtimer *timer, u64 now_ns);
-void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns);
+void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns, u32 path);
 void irn_flow_on_loss(struct irn_flow *f);
 void irn_flow_on_spurious(struct irn_flow *f, u32 n);
 void irn_flow_on_spurious_rto(struct irn_flow *f, u64 rto_ns, u64 since_ns);

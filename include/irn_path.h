@@ -28,6 +28,7 @@
 #define _IRN_PATH_H
 
 #include <linux/types.h>
+#include <linux/win_minmax.h>
 
 /* Paths a QP may spray over; the `paths` knob is 1..IRN_PATH_MAX. */
 #define IRN_PATH_MAX		8
@@ -56,6 +57,11 @@
 /* A DOWN path is probed after IRN_PATH_PROBE_NS << backoff. */
 #define IRN_PATH_PROBE_NS	(10ULL * 1000 * 1000)
 #define IRN_PATH_BACKOFF_MAX	7
+/*
+ * How long a path remembers its shortest RTT: as long as the delay
+ * controller remembers the QP's (irn_delay_params.base_window_ns).
+ */
+#define IRN_PATH_BASE_WIN	(10 * HZ)
 /* Packets sent on a path before the next goes to another. */
 #define IRN_PATH_BURST		1
 
@@ -95,6 +101,9 @@ enum irn_path_state {
  * @probe_ns: DOWN: when the next probe is due
  * @lost_ns: when it last lost a packet sent since its last probe, 0 for
  *	     never (irn_path_loss_local())
+ * @base: its base RTT, in us: the smallest sample of the last
+ *	  IRN_PATH_BASE_WIN (a windowed min filter over jiffies; 0 before
+ *	  the first sample)
  */
 struct irn_path {
 	u8	state;
@@ -113,6 +122,7 @@ struct irn_path {
 	u64	last_ns;
 	u64	probe_ns;
 	u64	lost_ns;
+	struct minmax base;
 };
 
 /**
@@ -159,6 +169,7 @@ void irn_path_on_news(struct irn_path_set *s, const struct irn_path_news *nw);
 bool irn_path_loss_local(const struct irn_path_set *s, u32 i, u64 now_ns,
 			 u64 window_ns);
 u64 irn_path_window_ns(const struct irn_path_set *s);
+u64 irn_path_leveled_ns(struct irn_path_set *s, u32 i, u64 rtt_ns, u32 now);
 const char *irn_path_state_name(u32 state);
 
 #endif /* _IRN_PATH_H */

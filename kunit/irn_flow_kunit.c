@@ -28,7 +28,7 @@ static void irn_test_flow_rto_before_samples(struct kunit *test)
 
 	irn_flow_init(&f, 0);
 	KUNIT_EXPECT_EQ(test, irn_flow_rto_ns(&f, 67 * MS, 268 * MS), 67 * MS);
-	irn_flow_on_ack(&f, 3, 0);	/* a resent packet gives no sample */
+	irn_flow_on_ack(&f, 3, 0, IRN_PATH_NONE);	/* a resent packet gives no sample */
 	KUNIT_EXPECT_EQ(test, irn_flow_rto_ns(&f, 67 * MS, 268 * MS), 67 * MS);
 }
 
@@ -38,7 +38,7 @@ static void irn_test_flow_first_sample(struct kunit *test)
 	struct irn_flow f;
 
 	irn_flow_init(&f, 0);
-	irn_flow_on_ack(&f, 1, 40 * MS);
+	irn_flow_on_ack(&f, 1, 40 * MS, IRN_PATH_NONE);
 	KUNIT_EXPECT_EQ(test, irn_flow_rto_ns(&f, 1 * MS, 1000 * MS),
 			120 * MS);
 }
@@ -54,7 +54,7 @@ static void irn_test_flow_converges(struct kunit *test)
 
 	irn_flow_init(&f, 0);
 	for (i = 0; i < 200; i++)
-		irn_flow_on_ack(&f, 1, 10 * MS);
+		irn_flow_on_ack(&f, 1, 10 * MS, IRN_PATH_NONE);
 	KUNIT_EXPECT_EQ(test, f.srtt_ns, 10 * MS);
 	KUNIT_EXPECT_EQ(test, irn_flow_rto_ns(&f, 0, 1000 * MS), 12500 * US);
 }
@@ -72,12 +72,12 @@ static void irn_test_flow_stall_remembered(struct kunit *test)
 
 	irn_flow_init(&f, 0);
 	for (i = 0; i < 200; i++)
-		irn_flow_on_ack(&f, 1, 300 * US);
+		irn_flow_on_ack(&f, 1, 300 * US, IRN_PATH_NONE);
 	KUNIT_EXPECT_EQ(test, irn_flow_irn_rto_ns(&f, 1, 0, 0, 2000 * MS),
 			375 * US);
-	irn_flow_on_ack(&f, 1, 3 * MS);
+	irn_flow_on_ack(&f, 1, 3 * MS, IRN_PATH_NONE);
 	for (i = 0; i < 500; i++)
-		irn_flow_on_ack(&f, 1, 300 * US);
+		irn_flow_on_ack(&f, 1, 300 * US, IRN_PATH_NONE);
 	KUNIT_EXPECT_LT(test, f.srtt_ns + 2 * f.rttvar_ns, 1 * MS);
 	KUNIT_EXPECT_GE(test, irn_flow_irn_rto_ns(&f, 1, 0, 0, 2000 * MS),
 			3750 * US);
@@ -91,11 +91,11 @@ static void irn_test_flow_rto_clamped(struct kunit *test)
 	struct irn_flow f;
 
 	irn_flow_init(&f, 0);
-	irn_flow_on_ack(&f, 1, 1000 * MS);
+	irn_flow_on_ack(&f, 1, 1000 * MS, IRN_PATH_NONE);
 	KUNIT_EXPECT_EQ(test, irn_flow_rto_ns(&f, 67 * MS, 268 * MS),
 			268 * MS);
 	irn_flow_init(&f, 0);
-	irn_flow_on_ack(&f, 1, 1 * MS);
+	irn_flow_on_ack(&f, 1, 1 * MS, IRN_PATH_NONE);
 	KUNIT_EXPECT_EQ(test, irn_flow_rto_ns(&f, 67 * MS, 268 * MS), 67 * MS);
 }
 
@@ -107,8 +107,8 @@ static void irn_test_flow_rtt_jump(struct kunit *test)
 
 	irn_flow_init(&f, 0);
 	for (i = 0; i < 50; i++)
-		irn_flow_on_ack(&f, 1, 5 * MS);
-	irn_flow_on_ack(&f, 1, 100 * MS);
+		irn_flow_on_ack(&f, 1, 5 * MS, IRN_PATH_NONE);
+	irn_flow_on_ack(&f, 1, 100 * MS, IRN_PATH_NONE);
 	KUNIT_EXPECT_GT(test, irn_flow_rto_ns(&f, 0, 1000 * MS), 100 * MS);
 }
 
@@ -136,7 +136,7 @@ static void irn_test_flow_irn_rto(struct kunit *test)
 		typeof(irn_rto_cases[0]) *c = &irn_rto_cases[i];
 
 		irn_flow_init(&f, 0);
-		irn_flow_on_ack(&f, 1, c->rtt);
+		irn_flow_on_ack(&f, 1, c->rtt, IRN_PATH_NONE);
 		KUNIT_EXPECT_EQ_MSG(test,
 				    irn_flow_irn_rto_ns(&f, c->inflight,
 							c->low_floor,
@@ -158,7 +158,7 @@ static void irn_test_flow_spurious_rto(struct kunit *test)
 
 	irn_flow_init(&f, 0);
 	for (i = 0; i < 200; i++)
-		irn_flow_on_ack(&f, 1, 10 * MS);
+		irn_flow_on_ack(&f, 1, 10 * MS, IRN_PATH_NONE);
 	rto = irn_flow_irn_rto_ns(&f, 1, 1 * MS, 5 * MS, 2000 * MS);
 	KUNIT_EXPECT_EQ(test, rto, 12500 * US);
 	while (rto < 40 * MS) {
@@ -173,7 +173,7 @@ static void irn_test_flow_spurious_rto(struct kunit *test)
 	KUNIT_EXPECT_GE(test, rto, 40 * MS);
 	KUNIT_EXPECT_LE(test, n, 6);
 	for (i = 0; i < 30; i++)
-		irn_flow_on_ack(&f, 1, 10 * MS);
+		irn_flow_on_ack(&f, 1, 10 * MS, IRN_PATH_NONE);
 	KUNIT_EXPECT_GE(test, irn_flow_irn_rto_ns(&f, 1, 1 * MS, 5 * MS,
 						  2000 * MS), 40 * MS);
 }
@@ -187,7 +187,7 @@ static void irn_test_flow_reorder_window(struct kunit *test)
 	irn_flow_init(&f, 0);
 	irn_flow_on_reorder(&f);
 	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 0ULL);
-	irn_flow_on_ack(&f, 1, 8 * MS);
+	irn_flow_on_ack(&f, 1, 8 * MS, IRN_PATH_NONE);
 	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 10 * MS);
 	irn_flow_on_spurious(&f, 1);
 	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 12 * MS);
@@ -225,7 +225,7 @@ static void irn_test_flow_reord(struct kunit *test)
 	int i;
 
 	irn_flow_init(&f, 0);
-	irn_flow_on_ack(&f, 1, 8 * MS);
+	irn_flow_on_ack(&f, 1, 8 * MS, IRN_PATH_NONE);
 	for (i = 0; i < 40; i++)
 		irn_flow_on_loss(&f);
 	KUNIT_EXPECT_EQ(test, irn_flow_reorder_ns(&f), 0ULL);
@@ -390,27 +390,27 @@ static void irn_test_flow_delay_grows_on_acks(struct kunit *test)
 	irn_flow_cc_start(&f, &cfg, 1, 0);
 	f.delay.st.cwnd = 8 * IRN_DELAY_ONE;
 	/* Nothing to judge packets by before the first sample. */
-	irn_flow_on_ack(&f, 8, 0);
+	irn_flow_on_ack(&f, 8, 0, IRN_PATH_NONE);
 	KUNIT_EXPECT_EQ(test, f.delay.st.cwnd, 8 * IRN_DELAY_ONE);
 	KUNIT_EXPECT_EQ(test, f.srtt_ns, 0ULL);
-	irn_flow_on_ack(&f, 4, 200 * US);
-	irn_flow_on_ack(&f, 4, 200 * US);
+	irn_flow_on_ack(&f, 4, 200 * US, IRN_PATH_NONE);
+	irn_flow_on_ack(&f, 4, 200 * US, IRN_PATH_NONE);
 	KUNIT_EXPECT_EQ(test, f.delay.st.cwnd, 9185U);
 	for (i = 0; i < 16; i++)
-		irn_flow_on_ack(&f, 1, 0);
+		irn_flow_on_ack(&f, 1, 0, IRN_PATH_NONE);
 	KUNIT_EXPECT_EQ(test, f.delay.st.cwnd, 10862U);
 	KUNIT_EXPECT_EQ(test, irn_flow_window(&f), 10U);
 	KUNIT_EXPECT_EQ(test, f.srtt_ns, 200 * US);
 
-	irn_flow_on_ack(&f, 1, 5 * MS);
+	irn_flow_on_ack(&f, 1, 5 * MS, IRN_PATH_NONE);
 	KUNIT_EXPECT_EQ(test, f.delay.st.cwnd, 5431U);
 	for (i = 0; i < 16; i++)
-		irn_flow_on_ack(&f, 1, 0);
+		irn_flow_on_ack(&f, 1, 0, IRN_PATH_NONE);
 	KUNIT_EXPECT_EQ(test, f.delay.st.cwnd, 5431U);
-	irn_flow_on_ack(&f, 0, 300 * US);
+	irn_flow_on_ack(&f, 0, 300 * US, IRN_PATH_NONE);
 	KUNIT_EXPECT_EQ(test, f.delay.st.cwnd, 5431U);
 	for (i = 0; i < 16; i++)
-		irn_flow_on_ack(&f, 1, 0);
+		irn_flow_on_ack(&f, 1, 0, IRN_PATH_NONE);
 	KUNIT_EXPECT_EQ(test, f.delay.st.cwnd, 7960U);
 	KUNIT_EXPECT_EQ(test, f.delay.st.decreases, 1ULL);
 	/* 200, 200, 5000, 300 us: RFC 6298's 1/8 steps, nothing more. */
@@ -469,7 +469,7 @@ static void irn_test_flow_ask_ack_paced(struct kunit *test)
 	struct irn_flow f;
 
 	irn_flow_init(&f, IRN_FLOW_DEFAULT_CAP);
-	irn_flow_on_ack(&f, 1, 1000 * us);
+	irn_flow_on_ack(&f, 1, 1000 * us, IRN_PATH_NONE);
 	KUNIT_EXPECT_FALSE(test, irn_flow_ask_ack(&f, false, 1, 1, 300 * us));
 	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, true, 2, 1, 310 * us));
 	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 32, 1, 320 * us));
@@ -477,7 +477,7 @@ static void irn_test_flow_ask_ack_paced(struct kunit *test)
 	irn_flow_init(&f, IRN_FLOW_DEFAULT_CAP);
 	irn_cc_config_default(&cfg, IRN_CC_DCQCN);
 	irn_flow_cc_start(&f, &cfg, 1, 0);
-	irn_flow_on_ack(&f, 1, 1000 * us);
+	irn_flow_on_ack(&f, 1, 1000 * us, IRN_PATH_NONE);
 	irn_flow_on_sent(&f, 1000, 0);
 	KUNIT_ASSERT_NE(test, f.next_ns, 0ULL);
 	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 1, 1, 300 * us));

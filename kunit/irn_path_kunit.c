@@ -553,12 +553,40 @@ static void irn_test_path_cc_loss(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, irn_flow_window(f), 8U);
 }
 
+/*
+ * Paths of different lengths: samples of a 1 ms path and of a 5 ms one,
+ * neither queueing, leave the delay window whole (the 5 ms would be 3 ms
+ * above a 1 ms base and its 1 ms target); 3 ms of queue on the long path
+ * narrows it.  An unsprayed sample is read as it is.
+ */
+static void irn_test_path_cc_lengths(struct kunit *test)
+{
+	struct irn_flow *f = cc_flow(test, 2, true);
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		irn_flow_on_ack(f, 1, MS, 0);
+		irn_flow_on_ack(f, 1, 5 * MS, 1);
+	}
+	KUNIT_EXPECT_EQ(test, f->delay.st.decreases, 0ULL);
+	KUNIT_EXPECT_EQ(test, irn_flow_window(f), 16U);
+	irn_flow_on_ack(f, 1, 8 * MS, 1);
+	KUNIT_EXPECT_EQ(test, f->delay.st.decreases, 1ULL);
+	KUNIT_EXPECT_LT(test, irn_flow_window(f), 16U);
+
+	f = cc_flow(test, 2, true);
+	irn_flow_on_ack(f, 1, MS, 0);
+	irn_flow_on_ack(f, 1, 5 * MS, IRN_PATH_NONE);
+	KUNIT_EXPECT_EQ(test, f->delay.st.decreases, 1ULL);
+}
+
 static struct kunit_case irn_path_cases[] = {
 	KUNIT_CASE(irn_test_path_sport),
 	KUNIT_CASE(irn_test_path_spreads),
 	KUNIT_CASE(irn_test_path_one),
 	KUNIT_CASE(irn_test_path_reply),
 	KUNIT_CASE(irn_test_path_cc_loss),
+	KUNIT_CASE(irn_test_path_cc_lengths),
 	KUNIT_CASE(irn_test_path_suspect_then_down),
 	KUNIT_CASE(irn_test_path_clean_run),
 	KUNIT_CASE(irn_test_path_probe),

@@ -27,6 +27,10 @@
 #   irn-lossy        irn mode irn, paths K, cable 2 shaped and losing 5%
 #                    (netem, both ends).  Target: 0.9 times
 #                    irn-clean-alone or more
+#   irn-skewed       irn mode irn, paths K, cable 2 shaped and 10 ms
+#                    longer each way (netem, both ends): paths of
+#                    different lengths.  Target: 1.7 times irn-pinned or
+#                    more
 #   irn-cut          irn mode irn, paths K, shaped; cable 2 set down at
 #                    both ends a quarter of the way through an irn_verify
 #                    transfer (RC writes of 1 MiB, --rate MiB, 16 to 64).
@@ -73,7 +77,8 @@ source "$IRN_ROOT/scripts/lib/common.sh"
 source "$IRN_ROOT/scripts/lib/build.sh"
 
 RATE=10 SECS=20 PATHS=2 CC=none OUT='' CASES=''
-ALL_CASES="rxe-pinned gbn-pinned irn-pinned irn-sprayed irn-clean-alone irn-lossy irn-cut"
+ALL_CASES="rxe-pinned gbn-pinned irn-pinned irn-sprayed irn-clean-alone irn-lossy"
+ALL_CASES+=" irn-skewed irn-cut"
 
 usage() {
 	sed -n '4,/^[^#]/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
@@ -90,6 +95,7 @@ case_spec() {
 	irn-sprayed) echo "$1|irn|irn|$PATHS|shaped|bw" ;;
 	irn-clean-alone) echo "$1|irn|irn|$PATHS|cut|bw" ;;
 	irn-lossy) echo "$1|irn|irn|$PATHS|lossy|bw" ;;
+	irn-skewed) echo "$1|irn|irn|$PATHS|delayed|bw" ;;
 	irn-cut) echo "$1|irn|irn|$PATHS|cut-mid|verify" ;;
 	*) irn_die "unknown case $1 (see --help)" ;;
 	esac
@@ -133,7 +139,8 @@ parse_args() {
 	for c in $CASES; do
 		case_spec "$c" >/dev/null
 	done
-	for c in irn-sprayed:irn-pinned irn-cut:irn-pinned irn-lossy:irn-clean-alone; do
+	for c in irn-sprayed:irn-pinned irn-skewed:irn-pinned irn-cut:irn-pinned \
+		 irn-lossy:irn-clean-alone; do
 		[[ " $CASES " != *" ${c%:*} "* || " $CASES " == *" ${c#*:} "* ]] ||
 			irn_warn "${c%:*} without ${c#*:}: its ratio will read n/a"
 	done
@@ -228,6 +235,7 @@ row() {
 	case $c2 in
 	shaped) cond="both cables $RATE Mbit/s" ;;
 	lossy) cond="both $RATE Mbit/s, cable 2 losing 5%" ;;
+	delayed) cond="both $RATE Mbit/s, cable 2 10 ms longer each way" ;;
 	cut) cond="cable 1 $RATE Mbit/s, cable 2 down" ;;
 	cut-mid) cond="both $RATE Mbit/s, cable 2 down at 1/4 of $MIB MiB" ;;
 	esac
@@ -236,7 +244,7 @@ row() {
 	g=$(goodput "$raw" "$name")
 	target='' ok=''
 	case $name in
-	irn-sprayed)
+	irn-sprayed | irn-skewed)
 		r=$(ratio "$g" "$PINNED") target="≥ 1.7 × irn-pinned" ok=$(met "$r" 1.7) ;;
 	irn-lossy)
 		r=$(ratio "$g" "$ALONE") target="≥ 0.9 × irn-clean-alone" ok=$(met "$r" 0.9) ;;

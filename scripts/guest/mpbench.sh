@@ -14,7 +14,8 @@
 #           bond0) with debugfs mode MODE, paths PATHS and cc IRN_MPB_CC,
 #           on both guests
 #   CABLE2  shaped: tbf as cable 1; lossy: netem loss 5% with that tbf
-#           under it; cut: set down at both ends for the whole case;
+#           under it; delayed: netem delay 10ms with that tbf under it;
+#           cut: set down at both ends for the whole case;
 #           cut-mid: shaped, and set down at both ends once a quarter of
 #           the transfer has been sent
 #   KIND    bw: ib_write_bw from a to b, 64 KiB WRITEs for
@@ -122,16 +123,22 @@ knobs()
 		irn_fail "cannot set mode $1, paths $2, cc $IRN_MPB_CC (read back $m, $p, $c)"
 }
 
-# cable2 shaped|lossy|cut|cut-mid: cable 2 at this guest's end
+# cable2 shaped|lossy|delayed|cut|cut-mid: cable 2 at this guest's end
 cable2()
 {
+	local em=()
+
 	"$MPNET" shape 2 none
-	if [[ $1 == lossy ]]; then
-		# the loss, then the rate under it (tc-netem(8)'s recipe)
+	case $1 in
+	lossy) em=(loss 5%) ;;
+	delayed) em=(delay 10ms limit 10000) ;;
+	esac
+	if ((${#em[@]})); then
+		# netem, then the rate under it (tc-netem(8)'s recipe)
 		if ! modprobe sch_netem || ! modprobe sch_tbf ||
-		   ! $TC qdisc add dev eth1 root handle 1: netem loss 5% ||
+		   ! $TC qdisc add dev eth1 root handle 1: netem "${em[@]}" ||
 		   ! $TC qdisc add dev eth1 parent 1:1 handle 10: "${TBF[@]}"; then
-			irn_fail "netem loss 5% with ${TBF[*]} under it on eth1 failed"
+			irn_fail "netem ${em[*]} with ${TBF[*]} under it on eth1 failed"
 		fi
 	else
 		"$MPNET" shape 2 "${TBF[@]}" || irn_fail "shaping cable 2 failed"
