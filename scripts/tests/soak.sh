@@ -166,8 +166,10 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	echo "round $r: SUnreclaim+VmallocUsed $mem kB" >>"$SUMMARY"
 	irn_log "round $r: SUnreclaim+VmallocUsed $mem kB"
 done
+limit="none: kmemleak judges leaks on this kernel"
+[[ -z ${SLACK_KB:-} ]] || limit="$SLACK_KB kB"
 {
-	echo "growth from round 1 to round $ROUNDS: $((mem - first)) kB (limit ${SLACK_KB:-none: kmemleak judges leaks on this kernel})"
+	echo "growth from round 1 to round $ROUNDS: $((mem - first)) kB (limit $limit)"
 	echo "counters: $(rdma statistic show link "$IRN_DEV/1" 2>&1 | tr -s ' \n' ' ')"
 } >>"$SUMMARY"
 cat "$SUMMARY"
