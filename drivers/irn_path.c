@@ -342,16 +342,22 @@ EXPORT_SYMBOL_IF_KUNIT(irn_path_loss_local);
 u64 irn_path_leveled_ns(struct irn_path_set *s, u32 i, u64 rtt_ns, u32 now)
 {
 	u32 us = max_t(u64, min_t(u64, div_u64(rtt_ns, NSEC_PER_USEC),
-				  U32_MAX), 1);
+				  U32_MAX - 1), 1);
 	u32 base, shortest = U32_MAX, b, j;
 
+	/*
+	 * The kernel exports the windowed max filter only: the min of the
+	 * samples is the complement of the max of their complements, and a
+	 * path without samples reads 0.
+	 */
 	if (!minmax_get(&s->p[i].base))
-		minmax_reset(&s->p[i].base, now, us);
-	base = minmax_running_min(&s->p[i].base, IRN_PATH_BASE_WIN, now, us);
+		minmax_reset(&s->p[i].base, now, U32_MAX - us);
+	base = U32_MAX - minmax_running_max(&s->p[i].base, IRN_PATH_BASE_WIN,
+					    now, U32_MAX - us);
 	for (j = 0; j < s->n; j++) {
 		b = minmax_get(&s->p[j].base);
-		if (b && b < shortest)
-			shortest = b;
+		if (b && U32_MAX - b < shortest)
+			shortest = U32_MAX - b;
 	}
 	return rtt_ns - min_t(u64, rtt_ns, (u64)(base - shortest) * NSEC_PER_USEC);
 }

@@ -101,9 +101,9 @@ enum irn_path_state {
  * @probe_ns: DOWN: when the next probe is due
  * @lost_ns: when it last lost a packet sent since its last probe, 0 for
  *	     never (irn_path_loss_local())
- * @base: its base RTT, in us: the smallest sample of the last
- *	  IRN_PATH_BASE_WIN (a windowed min filter over jiffies; 0 before
- *	  the first sample)
+ * @base: its base RTT: the smallest sample of the last IRN_PATH_BASE_WIN,
+ *	  as U32_MAX less it in us (a windowed max filter over jiffies of
+ *	  the complements; 0 before the first sample)
  */
 struct irn_path {
 	u8	state;
