@@ -406,17 +406,19 @@ static void rtt_sample(struct irn_flow *f, u64 rtt_ns)
 /*
  * A sample as the delay controller reads it: on a QP that sprays, leveled
  * to its shortest path (irn_path_leveled_ns()), so that a longer path's
- * length is not taken for a queue.
+ * length is not taken for a queue.  Every sprayed sample feeds its
+ * path's base RTT, which the path choice levels by too.
  */
 static u64 delay_sample(struct irn_flow *f, u64 rtt_ns, u32 path)
 {
-	if (READ_ONCE(f->algo) != IRN_CC_DELAY || path >= f->paths.n ||
-	    f->paths.n <= 1)
+	u64 leveled;
+
+	if (path >= f->paths.n || f->paths.n <= 1)
 		return rtt_ns;
 	spin_lock_bh(&f->path_lock);
-	rtt_ns = irn_path_leveled_ns(&f->paths, path, rtt_ns, jiffies);
+	leveled = irn_path_leveled_ns(&f->paths, path, rtt_ns, jiffies);
 	spin_unlock_bh(&f->path_lock);
-	return rtt_ns;
+	return READ_ONCE(f->algo) == IRN_CC_DELAY ? leveled : rtt_ns;
 }
 
 /**

@@ -70,37 +70,79 @@ void irn_path_set_init(struct irn_path_set *s, u32 n)
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_path_set_init);
 
-/* The shortest smoothed RTT of the ACTIVE paths, 0 if none has one. */
-static u64 best_srtt(const struct irn_path_set *s)
+/* A path's base RTT in us (irn_path_leveled_ns()), 0 before a sample. */
+static u32 base_us(const struct irn_path *p)
 {
-	u64 best = 0;
+	u32 b = minmax_get(&p->base);
+
+	return b ? U32_MAX - b : 0;
+}
+
+/* The smallest base RTT of a set's paths in us, 0 if none has one. */
+static u32 shortest_base_us(const struct irn_path_set *s)
+{
+	u32 shortest = 0, b, i;
+
+	for (i = 0; i < s->n; i++) {
+		b = base_us(&s->p[i]);
+		if (b && (!shortest || b < shortest))
+			shortest = b;
+	}
+	return shortest;
+}
+
+/*
+ * A path's smoothed RTT less what its base RTT has over the shortest
+ * path's: its queueing, on the shortest path's scale.  0 before its
+ * first sample.
+ */
+static u64 leveled_srtt(const struct irn_path *p, u32 shortest)
+{
+	u64 extra = 0;
+	u32 b = base_us(p);
+
+	if (!p->srtt_ns)
+		return 0;
+	if (b && shortest && b > shortest)
+		extra = (u64)(b - shortest) * NSEC_PER_USEC;
+	return max(p->srtt_ns - min(p->srtt_ns, extra), 1ULL);
+}
+
+/* The shortest leveled smoothed RTT of the ACTIVE paths, 0 if none. */
+static u64 best_srtt(const struct irn_path_set *s, u32 shortest)
+{
+	u64 best = 0, r;
 	u32 i;
 
 	for (i = 0; i < s->n; i++) {
 		const struct irn_path *p = &s->p[i];
 
-		if (p->state == IRN_PATH_ACTIVE && p->srtt_ns &&
-		    (!best || p->srtt_ns < best))
-			best = p->srtt_ns;
+		r = leveled_srtt(p, shortest);
+		if (p->state == IRN_PATH_ACTIVE && r && (!best || r < best))
+			best = r;
 	}
 	return best;
 }
 
 /*
  * A path's share of the round-robin: an ACTIVE path's full weight, half
- * of it when its RTT is over twice the best path's and a quarter over
- * four times (a path that queues is used less); a SUSPECT path's the
- * quarter; none for the others.
+ * of it when its leveled RTT is over twice the best path's and a
+ * quarter over four times, either by more than four of its rttvar (a
+ * path that queues is used less; one that is merely longer, or whose
+ * RTT only jitters, is not); a SUSPECT path's the quarter; none for the
+ * others.
  */
-static u32 weight(const struct irn_path *p, u64 best)
+static u32 weight(const struct irn_path *p, u64 best, u32 shortest)
 {
+	u64 r = leveled_srtt(p, shortest), noise = 4 * p->rttvar_ns;
+
 	if (p->state == IRN_PATH_SUSPECT)
 		return 1;
 	if (p->state != IRN_PATH_ACTIVE)
 		return 0;
-	if (best && p->srtt_ns > 4 * best)
+	if (best && r > 4 * best + noise)
 		return IRN_PATH_WEIGHT / 4;
-	if (best && p->srtt_ns > 2 * best)
+	if (best && r > 2 * best + noise)
 		return IRN_PATH_WEIGHT / 2;
 	return IRN_PATH_WEIGHT;
 }
@@ -113,13 +155,14 @@ static u32 weight(const struct irn_path *p, u64 best)
  */
 static u32 wrr(struct irn_path_set *s, u32 avoid)
 {
-	u64 best = best_srtt(s);
+	u32 shortest = shortest_base_us(s);
+	u64 best = best_srtt(s, shortest);
 	u32 i, w, total = 0, pick = IRN_PATH_NONE;
 
 	for (i = 0; i < s->n; i++) {
 		struct irn_path *p = &s->p[i];
 
-		w = i == avoid ? 0 : weight(p, best);
+		w = i == avoid ? 0 : weight(p, best, shortest);
 		if (!w)
 			continue;
 		p->cw += w;
@@ -207,8 +250,7 @@ u32 irn_path_pick(struct irn_path_set *s, u32 avoid, u64 now_ns, u32 *seq)
 			goto out;
 		}
 	}
-	if (s->left && s->cur != avoid &&
-	    weight(&s->p[s->cur], best_srtt(s))) {
+	if (s->left && s->cur != avoid && weight(&s->p[s->cur], 0, 0)) {
 		s->left--;
 		i = s->cur;
 		goto out;
@@ -343,7 +385,7 @@ u64 irn_path_leveled_ns(struct irn_path_set *s, u32 i, u64 rtt_ns, u32 now)
 {
 	u32 us = max_t(u64, min_t(u64, div_u64(rtt_ns, NSEC_PER_USEC),
 				  U32_MAX - 1), 1);
-	u32 base, shortest = U32_MAX, b, j;
+	u32 base;
 
 	/*
 	 * The kernel exports the windowed max filter only: the min of the
@@ -354,12 +396,8 @@ u64 irn_path_leveled_ns(struct irn_path_set *s, u32 i, u64 rtt_ns, u32 now)
 		minmax_reset(&s->p[i].base, now, U32_MAX - us);
 	base = U32_MAX - minmax_running_max(&s->p[i].base, IRN_PATH_BASE_WIN,
 					    now, U32_MAX - us);
-	for (j = 0; j < s->n; j++) {
-		b = minmax_get(&s->p[j].base);
-		if (b && U32_MAX - b < shortest)
-			shortest = U32_MAX - b;
-	}
-	return rtt_ns - min_t(u64, rtt_ns, (u64)(base - shortest) * NSEC_PER_USEC);
+	return rtt_ns - min_t(u64, rtt_ns, (u64)(base - shortest_base_us(s)) *
+			      NSEC_PER_USEC);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_path_leveled_ns);
 

@@ -64,6 +64,53 @@ static void irn_test_path_spreads(struct kunit *test)
 	}
 }
 
+/*
+ * Give path @i a base RTT of @base_ns and a smoothed RTT of @srtt_ns,
+ * from steady samples (an rttvar near 0).
+ */
+static void measure(struct irn_path_set *s, u32 i, u64 base_ns, u64 srtt_ns)
+{
+	struct irn_path_news nw = { .any = true };
+	int n;
+
+	irn_path_leveled_ns(s, i, base_ns, 0);
+	nw.rtt_ns[i] = srtt_ns;
+	for (n = 0; n < 40; n++)
+		irn_path_on_news(s, &nw);
+}
+
+/*
+ * A path that is merely longer keeps its full share; one whose RTT has
+ * more queueing than four times the best path's RTT gets a quarter, but
+ * not while that much is within its RTT's own variation.
+ */
+static void irn_test_path_longer_not_slower(struct kunit *test)
+{
+	u32 hits[IRN_PATH_MAX] = {};
+	struct irn_path_set s;
+
+	irn_path_set_init(&s, 2);
+	measure(&s, 0, MS, MS);
+	measure(&s, 1, 21 * MS, 22 * MS);
+	pick_n(&s, 100, 0, hits);
+	KUNIT_EXPECT_EQ(test, hits[0], 50U);
+	KUNIT_EXPECT_EQ(test, hits[1], 50U);
+
+	irn_path_set_init(&s, 2);
+	measure(&s, 0, MS, MS);
+	measure(&s, 1, 21 * MS, 30 * MS);
+	memset(hits, 0, sizeof(hits));
+	pick_n(&s, 100, 0, hits);
+	KUNIT_EXPECT_EQ(test, hits[0], 80U);
+	KUNIT_EXPECT_EQ(test, hits[1], 20U);
+
+	s.p[1].rttvar_ns = 2 * MS;
+	memset(hits, 0, sizeof(hits));
+	pick_n(&s, 100, 0, hits);
+	KUNIT_EXPECT_EQ(test, hits[0], 50U);
+	KUNIT_EXPECT_EQ(test, hits[1], 50U);
+}
+
 /* One path: the base port, always; the flow does not even ask. */
 static void irn_test_path_one(struct kunit *test)
 {
@@ -583,6 +630,7 @@ static void irn_test_path_cc_lengths(struct kunit *test)
 static struct kunit_case irn_path_cases[] = {
 	KUNIT_CASE(irn_test_path_sport),
 	KUNIT_CASE(irn_test_path_spreads),
+	KUNIT_CASE(irn_test_path_longer_not_slower),
 	KUNIT_CASE(irn_test_path_one),
 	KUNIT_CASE(irn_test_path_reply),
 	KUNIT_CASE(irn_test_path_cc_loss),
