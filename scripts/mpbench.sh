@@ -12,7 +12,7 @@
 #
 #   scripts/mpbench.sh [--rate MBIT] [--seconds S] [--paths K]
 #                      [--cc none|dcqcn|delay] [--cases "NAME ..."]
-#                      [--out DIR]
+#                      [--trace] [--out DIR]
 #
 # Cases (driver and mode, paths, cable 2; cable 1 is always shaped):
 #   rxe-pinned       stock rdma_rxe, 1 port, shaped: what rxe gets from
@@ -59,6 +59,12 @@
 # (debugfs cc; the tuning of each is the driver's default), against the
 # same targets.
 #
+# --trace: guest a records irn's path, congestion control, recovery and
+# retransmission tracepoints during each irn case into
+# raw/bed/guest-a/out/NAME.trace (for finding out why a case misses its
+# target; tracing costs goodput, so the figures of such a run are not
+# the benchmark's).
+#
 # Defaults: 10 Mbit/s a cable (a TCG guest moves 5 to 10 MB/s over an
 # unshaped cable, but some 2.9 MB/s through the bond and two shapers: at
 # 20 Mbit/s a cable, 2.5 MB/s each, the guests and not the cables were
@@ -76,7 +82,7 @@ source "$IRN_ROOT/scripts/lib/common.sh"
 # shellcheck source=scripts/lib/build.sh
 source "$IRN_ROOT/scripts/lib/build.sh"
 
-RATE=10 SECS=20 PATHS=2 CC=none OUT='' CASES=''
+RATE=10 SECS=20 PATHS=2 CC=none OUT='' CASES='' TRACE=0
 ALL_CASES="rxe-pinned gbn-pinned irn-pinned irn-sprayed irn-clean-alone irn-lossy"
 ALL_CASES+=" irn-skewed irn-cut"
 
@@ -123,6 +129,7 @@ parse_args() {
 		--paths) PATHS=$2; shift ;;
 		--cc) CC=$2; shift ;;
 		--cases) CASES=$2; shift ;;
+		--trace) TRACE=1 ;;
 		--out) OUT=$2; shift ;;
 		-h | --help) usage 0 ;;
 		*) irn_warn "unknown option $1"; usage 1 ;;
@@ -314,7 +321,8 @@ main() {
 		--modules "$ko/rdma_irn.ko" \
 		--env "IRN_MPB_CASES=$specs" --env "IRN_MPB_RATE=$RATE" \
 		--env "IRN_MPB_SECONDS=$SECS" --env "IRN_MPB_MIB=$MIB" \
-		--env "IRN_MPB_LIMIT=$LIMIT" --env "IRN_MPB_CC=$CC" --env "IRN_TOOLS=$IRN_ROOT/tools" \
+		--env "IRN_MPB_LIMIT=$LIMIT" --env "IRN_MPB_CC=$CC" --env "IRN_MPB_TRACE=$TRACE" \
+		--env "IRN_TOOLS=$IRN_ROOT/tools" \
 		"$IRN_ROOT/scripts/guest/mpbench.sh" || rc=$?
 	report "$OUT/raw/bed" | tee "$OUT/mpbench.md"
 	[[ $rc -eq 0 ]] || irn_die "the bed failed (exit $rc): $OUT/raw/bed"

@@ -36,7 +36,8 @@
 # (the device's counters after it, cumulative), NAME.fail (why the case
 # failed); for verify also NAME.verified, NAME.rate ("TIME ETH0_TX_BYTES
 # ETH1_TX_BYTES SENT_PKTS RETRANSMITTED_PKTS" every 0.25 s, read without
-# a fork) and NAME.times ("cut TIME", "end TIME": when a set cable 2 down
+# a fork), NAME.trace with IRN_MPB_TRACE=1 (irn's tracepoints during an
+# irn case) and NAME.times ("cut TIME", "end TIME": when a set cable 2 down
 # and when the client ended, on the same clock).  b's out/ has
 # NAME.server.log.  A case that fails is logged and the next one runs;
 # the job fails at the end.  The guests keep in step through the shared
@@ -50,7 +51,7 @@ irn_require_shared
 irn_require_cmd ib_write_bw timeout mkfifo
 [[ ${IRN_CABLES:-1} == 2 ]] || irn_fail "needs scripts/vm.sh --cables 2"
 for v in IRN_MPB_CASES IRN_MPB_RATE IRN_MPB_SECONDS IRN_MPB_MIB IRN_MPB_LIMIT \
-	IRN_MPB_CC; do
+	IRN_MPB_CC IRN_MPB_TRACE; do
 	[[ -n ${!v:-} ]] || irn_fail "$v is not set (scripts/mpbench.sh sets it)"
 done
 
@@ -291,6 +292,23 @@ verify_case()
 	fi
 }
 
+# trace on|off NAME: irn's path, cc, recovery and retransmit events on a
+trace()
+{
+	local t=/sys/kernel/debug/tracing e v=0
+
+	[[ $IRN_MPB_TRACE == 1 && $IRN_ROLE == a && $DRIVER == irn ]] || return 0
+	if [[ $1 == on ]]; then
+		v=1
+		echo 8192 >"$t/buffer_size_kb"
+		echo >"$t/trace"
+	fi
+	for e in irn_path irn_cc irn_recovery irn_retransmit; do
+		echo "$v" >"$t/events/irn/$e/enable"
+	done
+	[[ $1 == on ]] || cat "$t/trace" >"$IRN_OUT/$2.trace"
+}
+
 # run_case NAME DRIVER MODE PATHS CABLE2 KIND
 run_case()
 {
@@ -302,11 +320,13 @@ run_case()
 	[[ $driver != irn ]] || knobs "$mode" "$paths"
 	cable2 "$c2"
 	irn_barrier "$name-set"
+	trace on "$name"
 	case $kind in
 	bw) bw_case "$name" ;;
 	verify) verify_case "$name" ;;
 	*) irn_fail "case $name: unknown kind $kind" ;;
 	esac
+	trace off "$name"
 	[[ $IRN_ROLE != a ]] ||
 		rdma statistic show link "$IRN_DEV/1" >"$IRN_OUT/$name.counters" 2>&1 || true
 	irn_barrier "$name-end" $((LIMIT + 120))
