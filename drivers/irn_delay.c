@@ -3,11 +3,19 @@
  * Delay-based congestion window (after Swift, Kumar et al., SIGCOMM 2020,
  * section 3).
  *
- * Each RTT sample is compared with a target: the base RTT (the smallest
- * recent sample: the path without queues) plus the queueing delay
- * allowed.  Below the target the window grows by AI packets a round trip;
- * above it, it shrinks in proportion to how far above, at most once a
- * round trip and by at most MAX_MDF:
+ * Each RTT sample is compared with a target: the base RTT (the path
+ * without queues) plus the queueing delay allowed.  What is compared is
+ * the standing RTT, the smallest sample of the last half to whole round
+ * trip (Copa's RTTstanding, Arun and Balakrishnan, NSDI 2018): a queue
+ * lasts, a late packet does not, and a software host's jitter (a vCPU
+ * descheduled for milliseconds) would otherwise read as congestion once
+ * a round trip, whatever the target.  The base RTT is the smallest
+ * standing RTT of the last while, not the smallest sample: the luckiest
+ * of thousands of samples sits below what a few samples' minimum ever
+ * reaches on a jittery host, by more than the target.
+ * Below the target the window grows by AI packets a round trip; above
+ * it, it shrinks in proportion to how far above, at most once a round
+ * trip and by at most MAX_MDF:
  *
  *   rtt <= target: cwnd += AI * acked / cwnd   (cwnd >= 1)
  *                  cwnd += AI * acked          (cwnd < 1)
@@ -94,6 +102,9 @@ void irn_delay_init(struct irn_delay *d, u32 cap_pkts, u64 now_ns)
 	d->base_ns = 0;
 	d->next_base_ns = 0;
 	d->base_at = now_ns;
+	d->stand_ns = 0;
+	d->prev_stand_ns = 0;
+	d->stand_at = now_ns;
 	d->decreased_at = 0;
 	d->decreases = 0;
 }
@@ -127,6 +138,29 @@ static void filter_base(struct irn_delay *d, const struct irn_delay_params *p,
 		d->next_base_ns = 0;
 		d->base_at = now_ns;
 	}
+}
+
+/*
+ * The standing RTT: the smallest sample of the half round trip in
+ * progress and of the one before, if that ended less than half a round
+ * trip ago.  Before the first srtt every sample stands alone.
+ */
+static u64 standing(struct irn_delay *d, u64 rtt_ns, u64 srtt_ns,
+		    u64 now_ns)
+{
+	u64 half = srtt_ns / 2, age;
+
+	age = now_ns >= d->stand_at ? now_ns - d->stand_at : U64_MAX;
+	if (!d->stand_ns || age >= half) {
+		d->prev_stand_ns = age < 2 * half ? d->stand_ns : 0;
+		d->stand_ns = rtt_ns;
+		d->stand_at = now_ns;
+	} else if (rtt_ns < d->stand_ns) {
+		d->stand_ns = rtt_ns;
+	}
+	if (d->prev_stand_ns && d->prev_stand_ns < d->stand_ns)
+		return d->prev_stand_ns;
+	return d->stand_ns;
 }
 
 /*
@@ -174,7 +208,8 @@ static void increase(struct irn_delay *d, const struct irn_delay_params *p,
  * @pkts: how many; 0 when the sample comes without news of packets,
  *	  which then only filters the base RTT and may shrink the window
  * @rtt_ns: an RTT sample, 0 for none (nothing changes then)
- * @srtt_ns: the smoothed RTT, the spacing of decreases
+ * @srtt_ns: the smoothed RTT: the spacing of decreases and the standing
+ *	     RTT's window
  * @now_ns: the time
  *
  * Context: under the owner's lock.
@@ -187,6 +222,7 @@ void irn_delay_on_ack(struct irn_delay *d, const struct irn_delay_params *p,
 	if (!rtt_ns)
 		return;
 	rtt_ns = min(rtt_ns, RTT_CLAMP_NS);
+	rtt_ns = standing(d, rtt_ns, srtt_ns, now_ns);
 	filter_base(d, p, rtt_ns, now_ns);
 	target = irn_delay_target_ns(d, p);
 	if (rtt_ns <= target) {

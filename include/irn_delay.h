@@ -42,6 +42,10 @@ struct irn_delay_params {
  * @base_ns: base RTT, 0 before the first sample
  * @next_base_ns: smallest sample of the filter period in progress
  * @base_at: start of that period
+ * @stand_ns: smallest sample since @stand_at, 0 for none
+ * @prev_stand_ns: smallest sample of the half round trip before, 0 if
+ *		   none or too old
+ * @stand_at: start of the half round trip in progress
  * @decreased_at: time of the last decrease, 0 for none
  * @decreases: how many
  */
@@ -51,6 +55,9 @@ struct irn_delay {
 	u64	base_ns;
 	u64	next_base_ns;
 	u64	base_at;
+	u64	stand_ns;
+	u64	prev_stand_ns;
+	u64	stand_at;
 	u64	decreased_at;
 	u64	decreases;
 };

@@ -83,8 +83,9 @@ static void irn_test_delay_unsampled(struct kunit *test)
 /*
  * Above the target the window shrinks by BETA * (rtt - target) / rtt:
  * 2.2 ms against 1.1 is 819 / 2 = 409 of 1024, so 8 packets become
- * 8 * 615 / 1024.  Once a round trip only; a far larger delay cuts by
- * MAX_MDF (a half) and no more.
+ * 8 * 615 / 1024.  Once a round trip only; a far larger delay, standing
+ * alone (half a round trip after the last sample), cuts by MAX_MDF (a
+ * half) and no more.
  */
 static void irn_test_delay_shrinks_above_target(struct kunit *test)
 {
@@ -98,9 +99,36 @@ static void irn_test_delay_shrinks_above_target(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.cwnd, 8 * 615U);
 	irn_delay_on_ack(&d, &p, 1, 2200 * US, 500 * US, 1499 * US);
 	KUNIT_EXPECT_EQ(test, d.cwnd, 8 * 615U);
-	irn_delay_on_ack(&d, &p, 1, 100000 * US, 500 * US, 1500 * US);
+	irn_delay_on_ack(&d, &p, 1, 100000 * US, 500 * US, 2000 * US);
 	KUNIT_EXPECT_EQ(test, d.cwnd, 8 * 615U / 2);
 	KUNIT_EXPECT_EQ(test, d.decreases, 2ULL);
+}
+
+/*
+ * Jitter is not a queue: samples 3 ms late every other packet (a
+ * descheduled vCPU) between ones at the base RTT leave the window be,
+ * since the standing RTT (the smallest of the last half to whole round
+ * trip) stays at the base.  The same 3 ms held for a round trip is a
+ * queue and shrinks it.
+ */
+static void irn_test_delay_jitter_is_no_queue(struct kunit *test)
+{
+	struct irn_delay_params p;
+	struct irn_delay d;
+	u64 t;
+
+	irn_delay_params_default(&p);
+	irn_delay_init(&d, 8, 0);
+	for (t = 0; t < 100; t++)
+		irn_delay_on_ack(&d, &p, 1, t % 2 ? 3100 * US : 100 * US,
+				 1000 * US, t * 100 * US);
+	KUNIT_EXPECT_EQ(test, d.decreases, 0ULL);
+	KUNIT_EXPECT_EQ(test, d.cwnd, 8 * ONE);
+	for (t = 100; t < 112; t++)
+		irn_delay_on_ack(&d, &p, 1, 3100 * US, 1000 * US,
+				 t * 100 * US);
+	KUNIT_EXPECT_EQ(test, d.decreases, 1ULL);
+	KUNIT_EXPECT_LT(test, d.cwnd, 8 * ONE);
 }
 
 /*
@@ -167,6 +195,7 @@ static struct kunit_case irn_delay_cases[] = {
 	KUNIT_CASE(irn_test_delay_grows_below_target),
 	KUNIT_CASE(irn_test_delay_unsampled),
 	KUNIT_CASE(irn_test_delay_shrinks_above_target),
+	KUNIT_CASE(irn_test_delay_jitter_is_no_queue),
 	KUNIT_CASE(irn_test_delay_sub_packet),
 	KUNIT_CASE(irn_test_delay_base_follows_path),
 	KUNIT_CASE(irn_test_delay_no_sample_one_cut),
