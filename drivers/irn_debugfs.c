@@ -292,6 +292,7 @@ static void add_cc_params(struct dentry *d, struct irn_cc_config *cc)
 	debugfs_create_u32("max_mdf", 0600, p, &y->max_mdf);
 	debugfs_create_u32("min_cwnd", 0600, p, &y->min_cwnd);
 	debugfs_create_u64("base_window_ns", 0600, p, &y->base_window_ns);
+	debugfs_create_u32("burst_pkts", 0600, p, &y->burst_pkts);
 }
 
 /**

@@ -22,9 +22,12 @@
  * @max_mdf: largest decrease in one round trip, in 1/1024
  * @min_cwnd: smallest window, in 1/1024 packets; below one packet the
  *	      sender paces one packet per srtt / window
- * @base_window_ns: the base RTT is the smallest sample of the last one
- *		    or two such periods, so that it follows a path that
- *		    became longer
+ * @base_window_ns: the base RTT is the smallest standing RTT of the last
+ *		    one or two such periods, so that it follows a path
+ *		    that became longer
+ * @burst_pkts: the queue always allowed, in packets at the QP's own
+ *		rate (srtt / cwnd each): what a window's bursts queue at any
+ *		rate, which @target_ns alone does not cover on a slow path
  */
 struct irn_delay_params {
 	u64	target_ns;
@@ -33,6 +36,7 @@ struct irn_delay_params {
 	u32	max_mdf;
 	u32	min_cwnd;
 	u64	base_window_ns;
+	u32	burst_pkts;
 };
 
 /**
@@ -40,12 +44,14 @@ struct irn_delay_params {
  * @cwnd: congestion window, in 1/1024 packets
  * @max_cwnd: the window's ceiling, in 1/1024 packets (the QP's cap)
  * @base_ns: base RTT, 0 before the first sample
- * @next_base_ns: smallest sample of the filter period in progress
+ * @next_base_ns: smallest standing RTT of the filter period in progress
  * @base_at: start of that period
  * @stand_ns: smallest sample since @stand_at, 0 for none
  * @prev_stand_ns: smallest sample of the half round trip before, 0 if
  *		   none or too old
  * @stand_at: start of the half round trip in progress
+ * @spacing_ns: srtt / cwnd at the last sample: a packet's time at the
+ *		QP's rate
  * @decreased_at: time of the last decrease, 0 for none
  * @decreases: how many
  */
@@ -58,6 +64,7 @@ struct irn_delay {
 	u64	stand_ns;
 	u64	prev_stand_ns;
 	u64	stand_at;
+	u64	spacing_ns;
 	u64	decreased_at;
 	u64	decreases;
 };

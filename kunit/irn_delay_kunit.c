@@ -154,7 +154,8 @@ static void irn_test_delay_sub_packet(struct kunit *test)
 /*
  * The base RTT follows a path that became longer: after a filter period
  * and the next the old, short samples are forgotten and 5 ms no longer
- * reads as congestion.
+ * reads as congestion (without the burst allowance, which the next test
+ * takes).
  */
 static void irn_test_delay_base_follows_path(struct kunit *test)
 {
@@ -163,6 +164,7 @@ static void irn_test_delay_base_follows_path(struct kunit *test)
 	u64 t;
 
 	irn_delay_params_default(&p);
+	p.burst_pkts = 0;
 	irn_delay_init(&d, 8, 0);
 	irn_delay_on_ack(&d, &p, 1, 100 * US, 100 * US, 0);
 	for (t = 1; t < 25; t++)
@@ -172,6 +174,33 @@ static void irn_test_delay_base_follows_path(struct kunit *test)
 	d.cwnd = 4 * ONE;
 	irn_delay_on_ack(&d, &p, 4, 5000 * US, 5000 * US, 25000000 * US);
 	KUNIT_EXPECT_EQ(test, d.cwnd, 5 * ONE);
+}
+
+/*
+ * The queue a window's bursts make is allowed at the QP's rate: 4
+ * packets over a 20 ms round trip are 5 ms apart, so 4 packets of queue
+ * are 20 ms and a standing 10 ms over the base is no congestion; at 32
+ * packets (0.625 ms apart, 2.5 ms for 4) the same 10 ms is, and the
+ * window shrinks.
+ */
+static void irn_test_delay_burst_allowance(struct kunit *test)
+{
+	struct irn_delay_params p;
+	struct irn_delay d;
+
+	irn_delay_params_default(&p);
+	irn_delay_init(&d, 32, 0);
+	d.cwnd = 4 * ONE;
+	irn_delay_on_ack(&d, &p, 1, 20000 * US, 20000 * US, 0);
+	KUNIT_EXPECT_EQ(test, irn_delay_target_ns(&d, &p), 40000 * US);
+	irn_delay_on_ack(&d, &p, 1, 30000 * US, 20000 * US, 40000 * US);
+	KUNIT_EXPECT_EQ(test, d.decreases, 0ULL);
+
+	irn_delay_init(&d, 32, 0);
+	irn_delay_on_ack(&d, &p, 1, 20000 * US, 20000 * US, 0);
+	KUNIT_EXPECT_EQ(test, irn_delay_target_ns(&d, &p), 22500 * US);
+	irn_delay_on_ack(&d, &p, 1, 30000 * US, 20000 * US, 40000 * US);
+	KUNIT_EXPECT_EQ(test, d.decreases, 1ULL);
 }
 
 /* Before the first RTT sample one loss counts, however many follow. */
@@ -198,6 +227,7 @@ static struct kunit_case irn_delay_cases[] = {
 	KUNIT_CASE(irn_test_delay_jitter_is_no_queue),
 	KUNIT_CASE(irn_test_delay_sub_packet),
 	KUNIT_CASE(irn_test_delay_base_follows_path),
+	KUNIT_CASE(irn_test_delay_burst_allowance),
 	KUNIT_CASE(irn_test_delay_no_sample_one_cut),
 	{}
 };
