@@ -108,6 +108,7 @@ void irn_delay_init(struct irn_delay *d, u32 cap_pkts, u64 now_ns)
 	d->prev_stand_ns = 0;
 	d->stand_at = now_ns;
 	d->spacing_ns = 0;
+	d->judged_ns = 0;
 	d->decreased_at = 0;
 	d->decreases = 0;
 }
@@ -234,6 +235,7 @@ void irn_delay_on_ack(struct irn_delay *d, const struct irn_delay_params *p,
 		return;
 	rtt_ns = min(rtt_ns, RTT_CLAMP_NS);
 	rtt_ns = standing(d, rtt_ns, srtt_ns, now_ns);
+	d->judged_ns = rtt_ns;
 	filter_base(d, p, rtt_ns, now_ns);
 	d->spacing_ns = div_u64(min(srtt_ns, RTT_CLAMP_NS) * IRN_DELAY_ONE,
 				max(d->cwnd, 1U));

@@ -445,6 +445,7 @@ static u64 delay_sample(struct irn_flow *f, u64 rtt_ns, u32 path)
  */
 void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns, u32 path)
 {
+	u64 decreases;
 	u32 cwnd;
 
 	if (rtt_ns) {
@@ -458,10 +459,17 @@ void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns, u32 path)
 		return;
 	spin_lock_bh(&f->cc_lock);
 	cwnd = f->delay.st.cwnd;
+	decreases = f->delay.st.decreases;
 	if (rtt_ns)
 		irn_delay_on_ack(&f->delay.st, &f->delay.p, pkts, rtt_ns,
 				 f->srtt_ns, ktime_get_ns());
-	else
+	if (rtt_ns && f->delay.st.decreases != decreases)
+		trace_irn_delay_cut(f->qpn, rtt_ns, f->delay.st.judged_ns,
+				    f->delay.st.base_ns,
+				    irn_delay_target_ns(&f->delay.st,
+							&f->delay.p),
+				    cwnd, f->delay.st.cwnd);
+	if (!rtt_ns)
 		irn_delay_on_ack_unsampled(&f->delay.st, &f->delay.p, pkts,
 					   f->last_rtt_ns);
 	cc_moved(f, "delay", 0, cwnd);

@@ -52,6 +52,7 @@ struct irn_delay_params {
  * @stand_at: start of the half round trip in progress
  * @spacing_ns: srtt / cwnd at the last sample: a packet's time at the
  *		QP's rate
+ * @judged_ns: the standing RTT the last sample was judged by
  * @decreased_at: time of the last decrease, 0 for none
  * @decreases: how many
  */
@@ -65,6 +66,7 @@ struct irn_delay {
 	u64	prev_stand_ns;
 	u64	stand_at;
 	u64	spacing_ns;
+	u64	judged_ns;
 	u64	decreased_at;
 	u64	decreases;
 };

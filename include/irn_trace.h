@@ -189,6 +189,41 @@ TRACE_EVENT(irn_cc,
 );
 
 /*
+ * The delay controller shrank a QP's window on an RTT sample: @rtt_ns
+ * as the controller read it (leveled to the shortest path on a QP that
+ * sprays), @judged_ns the standing RTT it was judged by, @base_ns and
+ * @target_ns what that was compared with, @from and @to the window in
+ * 1/1024 packets.
+ */
+TRACE_EVENT(irn_delay_cut,
+	TP_PROTO(u32 qpn, u64 rtt_ns, u64 judged_ns, u64 base_ns,
+		 u64 target_ns, u32 from, u32 to),
+	TP_ARGS(qpn, rtt_ns, judged_ns, base_ns, target_ns, from, to),
+	TP_STRUCT__entry(
+		__field(u32, qpn)
+		__field(u64, rtt_ns)
+		__field(u64, judged_ns)
+		__field(u64, base_ns)
+		__field(u64, target_ns)
+		__field(u32, from)
+		__field(u32, to)
+	),
+	TP_fast_assign(
+		__entry->qpn = qpn;
+		__entry->rtt_ns = rtt_ns;
+		__entry->judged_ns = judged_ns;
+		__entry->base_ns = base_ns;
+		__entry->target_ns = target_ns;
+		__entry->from = from;
+		__entry->to = to;
+	),
+	TP_printk("qpn=%u rtt_ns=%llu judged_ns=%llu base_ns=%llu target_ns=%llu cwnd=%u->%u",
+		  __entry->qpn, __entry->rtt_ns, __entry->judged_ns,
+		  __entry->base_ns, __entry->target_ns, __entry->from,
+		  __entry->to)
+);
+
+/*
  * A path of a QP that sprays changed state (irn_path.h): @why is "loss"
  * (a packet sent on it was lost), "timeout" (the retransmission timer
  * charged it), "ack" (deliveries cleared it, or its probe arrived) or

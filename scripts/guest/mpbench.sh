@@ -303,7 +303,7 @@ trace()
 		echo 8192 >"$t/buffer_size_kb"
 		echo >"$t/trace"
 	fi
-	for e in irn_path irn_cc irn_recovery irn_retransmit; do
+	for e in irn_path irn_cc irn_delay_cut irn_recovery irn_retransmit; do
 		echo "$v" >"$t/events/irn/$e/enable"
 	done
 	[[ $1 == on ]] || cat "$t/trace" >"$IRN_OUT/$2.trace"
