@@ -29,7 +29,7 @@
  * A window under one packet is kept by pacing: one packet every
  * srtt / cwnd.  The base RTT comes from the samples themselves, so a
  * path that is merely long (or a software peer that is merely slow) is
- * not taken for a congested one, and the target's allowance is what
+ * not taken for a congested one; the standing RTT, not the target,
  * absorbs the jitter of a software path.
  */
 
@@ -77,15 +77,16 @@ EXPORT_SYMBOL_IF_KUNIT(irn_delay_params_default);
  *
  * Context: any.
  * Return: true if the gains are fractions, a decrease leaves something,
- * the smallest window is at most a packet and the burst allowance at
- * most 64 packets.
+ * the smallest window is at most a packet, the burst allowance at most
+ * 64 packets and the target no more than an RTT sample can be.
  */
 bool irn_delay_params_valid(const struct irn_delay_params *p)
 {
 	return p->ai && p->ai <= 64 * IRN_DELAY_ONE &&
 	       p->beta <= IRN_DELAY_ONE && p->max_mdf < IRN_DELAY_ONE &&
 	       p->min_cwnd && p->min_cwnd <= IRN_DELAY_ONE &&
-	       p->base_window_ns >= NSEC_PER_MSEC && p->burst_pkts <= 64;
+	       p->base_window_ns >= NSEC_PER_MSEC && p->burst_pkts <= 64 &&
+	       p->target_ns <= RTT_CLAMP_NS;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_delay_params_valid);
 
@@ -120,12 +121,15 @@ EXPORT_SYMBOL_IF_KUNIT(irn_delay_init);
  * @p: parameters
  *
  * The allowed queueing delay is target_ns, or burst_pkts packets at the
- * QP's rate if that is longer: a window sender's packets leave in bursts
- * (on a software host more than anywhere), and a burst of a few packets
- * queues for a few packets' time whatever the rate.  At 10 Mbit/s a
- * kilobyte packet takes 0.8 ms, and a millisecond's target would read
- * a QP's own second packet as congestion; on a fast path the term is
- * far below target_ns and changes nothing.
+ * QP's rate if that is longer, up to IRN_DELAY_BURST_TARGETS targets: a
+ * window sender's packets leave in bursts (on a software host more than
+ * anywhere), and a burst of a few packets queues for a few packets' time
+ * whatever the rate.  At 10 Mbit/s a kilobyte packet takes 0.8 ms, and a
+ * millisecond's target would read a QP's own second packet as
+ * congestion; on a fast path with a window of more than a few packets
+ * the term is far below target_ns.  The QP's rate comes from srtt, which
+ * holds the queue too, so under a few packets the allowance would grow
+ * with the queue it allows: the bound keeps it finite.
  *
  * Context: any.
  * Return: base RTT plus the allowed queueing delay.
@@ -133,7 +137,10 @@ EXPORT_SYMBOL_IF_KUNIT(irn_delay_init);
 u64 irn_delay_target_ns(const struct irn_delay *d,
 			const struct irn_delay_params *p)
 {
-	return d->base_ns + max(p->target_ns, p->burst_pkts * d->spacing_ns);
+	u64 burst = min(p->burst_pkts * d->spacing_ns,
+			IRN_DELAY_BURST_TARGETS * p->target_ns);
+
+	return d->base_ns + max(p->target_ns, burst);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_delay_target_ns);
 
@@ -237,8 +244,8 @@ void irn_delay_on_ack(struct irn_delay *d, const struct irn_delay_params *p,
 	rtt_ns = standing(d, rtt_ns, srtt_ns, now_ns);
 	d->judged_ns = rtt_ns;
 	filter_base(d, p, rtt_ns, now_ns);
-	d->spacing_ns = div_u64(min(srtt_ns, RTT_CLAMP_NS) * IRN_DELAY_ONE,
-				max(d->cwnd, 1U));
+	d->spacing_ns = min(div_u64(min(srtt_ns, RTT_CLAMP_NS) * IRN_DELAY_ONE,
+				    max(d->cwnd, 1U)), RTT_CLAMP_NS);
 	target = irn_delay_target_ns(d, p);
 	if (rtt_ns <= target) {
 		increase(d, p, pkts);

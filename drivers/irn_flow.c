@@ -886,7 +886,7 @@ void irn_flow_on_path_news(struct irn_flow *f, const struct irn_path_news *nw)
 		return;
 	spin_lock_bh(&f->path_lock);
 	paths_states(f, was);
-	irn_path_on_news(&f->paths, nw);
+	irn_path_on_news(&f->paths, nw, jiffies);
 	paths_moved(f, was, "ack");
 	spin_unlock_bh(&f->path_lock);
 }

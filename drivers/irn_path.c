@@ -231,8 +231,9 @@ static u32 probe_due(const struct irn_path_set *s, u64 now_ns)
  *
  * A new packet probes a DOWN path whose backoff has passed; resends are
  * never probes.  Otherwise the current burst goes on (IRN_PATH_BURST
- * packets a path) unless its path lost weight or is to be avoided, and a
- * new burst takes the next path of the weighted round-robin.
+ * packets a path) unless its path is no longer ACTIVE or SUSPECT or is
+ * to be avoided, and a new burst takes the next path of the weighted
+ * round-robin.
  *
  * Context: under the owner's lock.
  * Return: the path, below @s->n.
@@ -364,6 +365,23 @@ bool irn_path_loss_local(const struct irn_path_set *s, u32 i, u64 now_ns,
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_path_loss_local);
 
+/*
+ * Feed a sample to a path's base RTT filter; return the base in us.  The
+ * kernel exports the windowed max filter only: the min of the samples is
+ * the complement of the max of their complements, and a path without
+ * samples reads 0.
+ */
+static u32 base_filter(struct irn_path *p, u64 rtt_ns, u32 now)
+{
+	u32 us = max_t(u64, min_t(u64, div_u64(rtt_ns, NSEC_PER_USEC),
+				  U32_MAX - 1), 1);
+
+	if (!minmax_get(&p->base))
+		minmax_reset(&p->base, now, U32_MAX - us);
+	return U32_MAX - minmax_running_max(&p->base, IRN_PATH_BASE_WIN, now,
+					    U32_MAX - us);
+}
+
 /**
  * irn_path_leveled_ns() - an RTT sample as if its path were the shortest
  * @s: path set
@@ -383,19 +401,8 @@ EXPORT_SYMBOL_IF_KUNIT(irn_path_loss_local);
  */
 u64 irn_path_leveled_ns(struct irn_path_set *s, u32 i, u64 rtt_ns, u32 now)
 {
-	u32 us = max_t(u64, min_t(u64, div_u64(rtt_ns, NSEC_PER_USEC),
-				  U32_MAX - 1), 1);
-	u32 base;
+	u32 base = base_filter(&s->p[i], rtt_ns, now);
 
-	/*
-	 * The kernel exports the windowed max filter only: the min of the
-	 * samples is the complement of the max of their complements, and a
-	 * path without samples reads 0.
-	 */
-	if (!minmax_get(&s->p[i].base))
-		minmax_reset(&s->p[i].base, now, U32_MAX - us);
-	base = U32_MAX - minmax_running_max(&s->p[i].base, IRN_PATH_BASE_WIN,
-					    now, U32_MAX - us);
 	return rtt_ns - min_t(u64, rtt_ns, (u64)(base - shortest_base_us(s)) *
 			      NSEC_PER_USEC);
 }
@@ -405,24 +412,29 @@ EXPORT_SYMBOL_IF_KUNIT(irn_path_leveled_ns);
  * irn_path_on_news() - packets sent on the paths were delivered
  * @s: path set
  * @nw: per path, packets delivered, the highest delivered and an RTT
+ * @now: the time, in jiffies
  *
- * A probing path whose probe (or a later packet) was delivered is ACTIVE
+ * Each path's RTT sample feeds its smoothed RTT and its base RTT
+ * (irn_path_leveled_ns()).  A probing path whose probe (or a later packet) was delivered is ACTIVE
  * again.  IRN_PATH_CLEAN_ACKS deliveries in a row clear an ACTIVE or
  * SUSPECT path's strikes and its probe backoff, and make it ACTIVE.  A
  * DOWN path waits for its probe whatever late packets of it arrive.
  *
  * Context: under the owner's lock.
  */
-void irn_path_on_news(struct irn_path_set *s, const struct irn_path_news *nw)
+void irn_path_on_news(struct irn_path_set *s, const struct irn_path_news *nw,
+		      u32 now)
 {
 	u32 i;
 
 	for (i = 0; i < s->n; i++) {
 		struct irn_path *p = &s->p[i];
 
-		if (nw->rtt_ns[i])
+		if (nw->rtt_ns[i]) {
 			irn_rtt_update(&p->srtt_ns, &p->rttvar_ns,
 				       nw->rtt_ns[i]);
+			base_filter(p, nw->rtt_ns[i], now);
+		}
 		if (!nw->acked[i])
 			continue;
 		p->acked += nw->acked[i];

@@ -12,6 +12,8 @@
 
 /* Windows and fractions are in units of 1/IRN_DELAY_ONE (of a packet). */
 #define IRN_DELAY_ONE	1024U
+/* The burst allowance is at most this many targets (irn_delay_target_ns()). */
+#define IRN_DELAY_BURST_TARGETS	8
 
 /**
  * struct irn_delay_params - delay controller parameters

@@ -58,8 +58,9 @@
 #define IRN_PATH_PROBE_NS	(10ULL * 1000 * 1000)
 #define IRN_PATH_BACKOFF_MAX	7
 /*
- * How long a path remembers its shortest RTT: as long as the delay
- * controller remembers the QP's (irn_delay_params.base_window_ns).
+ * How long a path remembers its shortest RTT: 10 to 20 s, as the delay
+ * controller's default (irn_delay_params.base_window_ns) remembers the
+ * QP's.  A queue that stands longer than that reads as length.
  */
 #define IRN_PATH_BASE_WIN	(10 * HZ)
 /* Packets sent on a path before the next goes to another. */
@@ -165,7 +166,8 @@ void irn_path_set_init(struct irn_path_set *s, u32 n);
 u32 irn_path_pick(struct irn_path_set *s, u32 avoid, u64 now_ns, u32 *seq);
 void irn_path_on_loss(struct irn_path_set *s, u32 i, u32 seq, bool timeout,
 		      u64 now_ns);
-void irn_path_on_news(struct irn_path_set *s, const struct irn_path_news *nw);
+void irn_path_on_news(struct irn_path_set *s, const struct irn_path_news *nw,
+		      u32 now);
 bool irn_path_loss_local(const struct irn_path_set *s, u32 i, u64 now_ns,
 			 u64 window_ns);
 u64 irn_path_window_ns(const struct irn_path_set *s);

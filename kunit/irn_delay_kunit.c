@@ -23,6 +23,12 @@ static void irn_test_delay_defaults_valid(struct kunit *test)
 	irn_delay_params_default(&p);
 	p.min_cwnd = 0;
 	KUNIT_EXPECT_FALSE(test, irn_delay_params_valid(&p));
+	irn_delay_params_default(&p);
+	p.burst_pkts = 65;
+	KUNIT_EXPECT_FALSE(test, irn_delay_params_valid(&p));
+	irn_delay_params_default(&p);
+	p.target_ns = U64_MAX;
+	KUNIT_EXPECT_FALSE(test, irn_delay_params_valid(&p));
 }
 
 /* Below the target a round trip's worth of ACKs adds AI (one packet). */
@@ -178,10 +184,12 @@ static void irn_test_delay_base_follows_path(struct kunit *test)
 
 /*
  * The queue a window's bursts make is allowed at the QP's rate: 4
- * packets over a 20 ms round trip are 5 ms apart, so 4 packets of queue
- * are 20 ms and a standing 10 ms over the base is no congestion; at 32
- * packets (0.625 ms apart, 2.5 ms for 4) the same 10 ms is, and the
- * window shrinks.
+ * packets over a 4 ms round trip are 1 ms apart, so 4 packets of queue
+ * are 4 ms and a standing 2 ms over the base is no congestion; at 32
+ * packets (0.125 ms apart, 0.5 ms for 4, under the 1 ms target) the
+ * same 2 ms is, and the window shrinks.  The allowance grows as the
+ * window narrows but never past eight targets: one packet over 20 ms
+ * would allow 80.
  */
 static void irn_test_delay_burst_allowance(struct kunit *test)
 {
@@ -191,16 +199,21 @@ static void irn_test_delay_burst_allowance(struct kunit *test)
 	irn_delay_params_default(&p);
 	irn_delay_init(&d, 32, 0);
 	d.cwnd = 4 * ONE;
-	irn_delay_on_ack(&d, &p, 1, 20000 * US, 20000 * US, 0);
-	KUNIT_EXPECT_EQ(test, irn_delay_target_ns(&d, &p), 40000 * US);
-	irn_delay_on_ack(&d, &p, 1, 30000 * US, 20000 * US, 40000 * US);
+	irn_delay_on_ack(&d, &p, 1, 4000 * US, 4000 * US, 0);
+	KUNIT_EXPECT_EQ(test, irn_delay_target_ns(&d, &p), 8000 * US);
+	irn_delay_on_ack(&d, &p, 1, 6000 * US, 4000 * US, 10000 * US);
 	KUNIT_EXPECT_EQ(test, d.decreases, 0ULL);
 
 	irn_delay_init(&d, 32, 0);
-	irn_delay_on_ack(&d, &p, 1, 20000 * US, 20000 * US, 0);
-	KUNIT_EXPECT_EQ(test, irn_delay_target_ns(&d, &p), 22500 * US);
-	irn_delay_on_ack(&d, &p, 1, 30000 * US, 20000 * US, 40000 * US);
+	irn_delay_on_ack(&d, &p, 1, 4000 * US, 4000 * US, 0);
+	KUNIT_EXPECT_EQ(test, irn_delay_target_ns(&d, &p), 5000 * US);
+	irn_delay_on_ack(&d, &p, 1, 6000 * US, 4000 * US, 10000 * US);
 	KUNIT_EXPECT_EQ(test, d.decreases, 1ULL);
+
+	irn_delay_init(&d, 32, 0);
+	d.cwnd = ONE;
+	irn_delay_on_ack(&d, &p, 0, 20000 * US, 20000 * US, 0);
+	KUNIT_EXPECT_EQ(test, irn_delay_target_ns(&d, &p), 28000 * US);
 }
 
 /* Before the first RTT sample one loss counts, however many follow. */

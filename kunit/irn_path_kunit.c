@@ -66,17 +66,19 @@ static void irn_test_path_spreads(struct kunit *test)
 
 /*
  * Give path @i a base RTT of @base_ns and a smoothed RTT of @srtt_ns,
- * from steady samples (an rttvar near 0).
+ * from the samples acknowledgments bring (irn_path_on_news()), steady
+ * ones after the first (an rttvar near 0).
  */
 static void measure(struct irn_path_set *s, u32 i, u64 base_ns, u64 srtt_ns)
 {
 	struct irn_path_news nw = { .any = true };
 	int n;
 
-	irn_path_leveled_ns(s, i, base_ns, 0);
+	nw.rtt_ns[i] = base_ns;
+	irn_path_on_news(s, &nw, 0);
 	nw.rtt_ns[i] = srtt_ns;
 	for (n = 0; n < 40; n++)
-		irn_path_on_news(s, &nw);
+		irn_path_on_news(s, &nw, 0);
 }
 
 /*
@@ -104,7 +106,7 @@ static void irn_test_path_longer_not_slower(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hits[0], 80U);
 	KUNIT_EXPECT_EQ(test, hits[1], 20U);
 
-	s.p[1].rttvar_ns = 2 * MS;
+	s.p[1].rttvar_ns = 3 * MS;
 	memset(hits, 0, sizeof(hits));
 	pick_n(&s, 100, 0, hits);
 	KUNIT_EXPECT_EQ(test, hits[0], 50U);
@@ -163,10 +165,10 @@ static void irn_test_path_clean_run(struct kunit *test)
 	lose(&s, 1, IRN_PATH_SUSPECT_STRIKES, 0);
 	nw.acked[1] = IRN_PATH_CLEAN_ACKS - 1;
 	nw.high_seq[1] = 1;
-	irn_path_on_news(&s, &nw);
+	irn_path_on_news(&s, &nw, 0);
 	KUNIT_EXPECT_EQ(test, s.p[1].state, IRN_PATH_SUSPECT);
 	nw.acked[1] = 1;
-	irn_path_on_news(&s, &nw);
+	irn_path_on_news(&s, &nw, 0);
 	KUNIT_EXPECT_EQ(test, s.p[1].state, IRN_PATH_ACTIVE);
 	KUNIT_EXPECT_EQ(test, s.p[1].strikes, 0);
 	KUNIT_EXPECT_EQ(test, s.p[1].acked, (u64)IRN_PATH_CLEAN_ACKS);
@@ -207,7 +209,7 @@ static void irn_test_path_probe(struct kunit *test)
 	/* The probe arrives. */
 	nw.acked[2] = 1;
 	nw.high_seq[2] = seq + 1;
-	irn_path_on_news(&s, &nw);
+	irn_path_on_news(&s, &nw, 0);
 	KUNIT_EXPECT_EQ(test, s.p[2].state, IRN_PATH_ACTIVE);
 }
 
@@ -257,7 +259,7 @@ static void irn_test_path_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, irn_path_window_ns(&s), 0ULL);
 	nw.rtt_ns[0] = 100000;
 	nw.rtt_ns[1] = 400000;
-	irn_path_on_news(&s, &nw);
+	irn_path_on_news(&s, &nw, 0);
 	/* First samples: srtt + 4 * srtt / 2. */
 	KUNIT_EXPECT_EQ(test, irn_path_window_ns(&s), 1200000ULL);
 	pick_n(&s, 3, 0, hits);
