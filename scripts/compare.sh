@@ -768,28 +768,6 @@ PUBLISH_PLOTS="goodput_pct_vs_loss.png:compare-goodput.png p99_vs_loss.png:compa
 HEADLINE_START='.. results-headline-start'
 HEADLINE_END='.. results-headline-end'
 
-# rst_text: stdin with reStructuredText's markup characters escaped
-rst_text() {
-	sed 's/[\\`*_|]/\\&/g'
-}
-
-# rst_check FILE: fail, with docutils' messages, if FILE has an error or
-# a warning as reStructuredText
-rst_check() {
-	python3 - "$1" <<'PY'
-import sys
-import docutils.core
-import docutils.utils
-path = sys.argv[1]
-try:
-    docutils.core.publish_doctree(
-        open(path, encoding="utf-8").read(), source_path=path,
-        settings_overrides={"halt_level": 2, "report_level": 2})
-except docutils.utils.SystemMessage:
-    sys.exit(1)  # docutils printed the message
-PY
-}
-
 # kernels_of RUNS.csv: the guests' kernels, with the transports that ran
 # on each when there are several ("K1 (rxe, irn), K2 (siw)")
 kernels_of() {
@@ -855,11 +833,11 @@ Every number on this page comes from this one run::
 EOF
 	printf '    scripts/compare.sh%s\n\n' "${IRN_CMP_ARGS:+ $IRN_CMP_ARGS}"
 	printf ':Date: %s\n' "$IRN_CMP_DATE"
-	printf ':Commit: %s (the driver and the scripts%s)\n' "$(rst_text <<<"$IRN_CMP_COMMIT")" \
+	printf ':Commit: %s (the driver and the scripts%s)\n' "$(irn_rst_text <<<"$IRN_CMP_COMMIT")" \
 		"$([[ $IRN_CMP_COMMIT != *-dirty ]] || echo ', with changes not committed')"
 	printf ':Host: %s cores, load average %s at the start, kernel %s\n' \
-		"$IRN_CMP_HOST_CORES" "$IRN_CMP_HOST_LOAD" "$(rst_text <<<"$IRN_CMP_HOST_KERNEL")"
-	printf ':Mode: %s\n' "$(mode_text | rst_text)"
+		"$IRN_CMP_HOST_CORES" "$IRN_CMP_HOST_LOAD" "$(irn_rst_text <<<"$IRN_CMP_HOST_KERNEL")"
+	printf ':Mode: %s\n' "$(mode_text | irn_rst_text)"
 	if [[ $IRN_CMP_MODE == one-guest ]]; then
 		printf ":Guests: one QEMU TCG guest, %s vCPUs and 1536 MB, with both ends in it: the clients in network namespace n1, the servers in n2, joined by a veth pair (1500-byte MTU, RDMA MTU 1024), no QEMU cable; both ends share the guest's CPUs\n" \
 			"$IRN_CMP_GUEST_CPUS"
@@ -867,7 +845,7 @@ EOF
 		printf ':Guests: two QEMU TCG guests, 1 vCPU and 1536 MB each, joined by one emulated Ethernet cable (QEMU %s netdev; 1500-byte MTU, RDMA MTU 1024)\n' \
 			"$(cable_name)"
 	fi
-	printf ':Guest kernels: %s\n' "$(kernels_of "$OUT/runs.csv" | rst_text)"
+	printf ':Guest kernels: %s\n' "$(kernels_of "$OUT/runs.csv" | irn_rst_text)"
 	minutes=
 	[[ -z ${IRN_CMP_ELAPSED:-} ]] ||
 		minutes=$(awk -v s="$IRN_CMP_ELAPSED" 'BEGIN { printf " in %d minutes", s / 60 + 0.5 }')
@@ -878,7 +856,7 @@ EOF
 		printf ':irn parameters: %s (irn, irn-auto and irn-sack1)\n' "$(literals "$IRN_CMP_IRN_PARAMS")"
 	printf ':Workloads: %s\n\n' "$(literals "$IRN_CMP_WORKLOADS")"
 	if [[ -n ${IRN_CMP_HOST_NOTE:-} ]]; then
-		printf '.. warning::\n\n   %s\n\n' "$(rst_text <<<"$IRN_CMP_HOST_NOTE")"
+		printf '.. warning::\n\n   %s\n\n' "$(irn_rst_text <<<"$IRN_CMP_HOST_NOTE")"
 	fi
 	if [[ $IRN_CMP_MODE == one-guest ]]; then
 		printf 'The conditions, set with ``tc`` on both veth ends:\n\n'
@@ -918,7 +896,7 @@ headline_block() {
 	printf "\n\`\`ib_write_bw\`\` goodput (64 KiB, one QP) as a share of each transport's\n"
 	printf 'own lossless figure at the same delay, in the reference run of\n'
 	printf '``Documentation/results.rst`` (%s, commit %s%s):\n\n' \
-		"${IRN_CMP_DATE%% *}" "$(rst_text <<<"$IRN_CMP_COMMIT")" \
+		"${IRN_CMP_DATE%% *}" "$(irn_rst_text <<<"$IRN_CMP_COMMIT")" \
 		"$([[ $IRN_CMP_MODE != one-guest ]] || echo ', one-guest mode')"
 	cat "$1"
 	if [[ " $2 " == *" compare-goodput.png "* ]]; then
@@ -969,7 +947,7 @@ publish() {
 	headline_block "$stage/headline.rst" "$images" >"$stage/block.rst"
 	replace_block "$root/README.rst" "$stage/block.rst" >"$stage/README.rst"
 	for f in results.rst README.rst; do
-		rst_check "$stage/$f" ||
+		irn_rst_check "$stage/$f" ||
 			irn_die "--publish: $stage/$f is not valid reStructuredText (above); nothing was written"
 	done
 	mkdir -p "$root/Documentation/images"

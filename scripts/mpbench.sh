@@ -13,6 +13,7 @@
 #   scripts/mpbench.sh [--rate MBIT] [--seconds S] [--paths K]
 #                      [--cc none|dcqcn|delay] [--cases "NAME ..."]
 #                      [--trace] [--out DIR]
+#   scripts/mpbench.sh --publish DIR [--publish DIR ...]
 #
 # Cases (driver and mode, paths, cable 2; cable 1 is always shaped):
 #   rxe-pinned       stock rdma_rxe, 1 port, shaped: what rxe gets from
@@ -65,6 +66,12 @@
 # target; tracing costs goodput, so the figures of such a run are not
 # the benchmark's).
 #
+# --publish: no run; writes Documentation/results-multipath.rst from the
+# mpbench.md of finished runs' results folders, one section a run (for
+# example one with --cc none and one with --cc delay), in the order
+# given, in IRN_PUBLISH_ROOT (this checkout by default).  A new publish
+# replaces the page.
+#
 # Defaults: 10 Mbit/s a cable (a TCG guest moves 5 to 10 MB/s over an
 # unshaped cable, but some 2.9 MB/s through the bond and two shapers: at
 # 20 Mbit/s a cable, 2.5 MB/s each, the guests and not the cables were
@@ -82,7 +89,7 @@ source "$IRN_ROOT/scripts/lib/common.sh"
 # shellcheck source=scripts/lib/build.sh
 source "$IRN_ROOT/scripts/lib/build.sh"
 
-RATE=10 SECS=20 PATHS=2 CC=none OUT='' CASES='' TRACE=0
+RATE=10 SECS=20 PATHS=2 CC=none OUT='' CASES='' TRACE=0 PUBLISH=()
 ALL_CASES="rxe-pinned gbn-pinned irn-pinned irn-sprayed irn-clean-alone irn-lossy"
 ALL_CASES+=" irn-skewed irn-cut"
 
@@ -130,6 +137,7 @@ parse_args() {
 		--cc) CC=$2; shift ;;
 		--cases) CASES=$2; shift ;;
 		--trace) TRACE=1 ;;
+		--publish) PUBLISH+=("$2"); shift ;;
 		--out) OUT=$2; shift ;;
 		-h | --help) usage 0 ;;
 		*) irn_warn "unknown option $1"; usage 1 ;;
@@ -295,10 +303,81 @@ report() {
 		"$(irn_host_busy_note "$OUT" | sed 's/^/ /')"
 }
 
+# rst_table MD: mpbench.md's Markdown table as a reStructuredText
+# list-table (its cells' markup, **no**, means the same in both)
+rst_table() {
+	printf '.. list-table::\n   :header-rows: 1\n\n'
+	awk -F' [|] ' '/^[|]/ && !/^[|]---/ {
+		sub(/^[|] /, ""); sub(/ [|]$/, "")
+		for (i = 1; i <= NF; i++)
+			printf "   %s %s\n", (i == 1 ? "* -" : "  -"), $i
+	}' "$1"
+}
+
+# publish DIR...: Documentation/results-multipath.rst from the runs'
+# mpbench.md, checked before it is written
+publish() {
+	local root=${IRN_PUBLISH_ROOT:-$IRN_ROOT} page stage d line cc
+
+	page=$root/Documentation/results-multipath.rst
+	[[ -d $root/Documentation ]] || irn_die "--publish: $root has no Documentation/"
+
+	python3 -c 'import docutils' 2>/dev/null ||
+		irn_die "--publish: python3's docutils checks the page (apt-get install python3-docutils)"
+	stage=$(mktemp)
+	# shellcheck disable=SC2064 # the name now
+	trap "rm -f '$stage'" EXIT
+	{
+		cat <<'EOF'
+.. SPDX-License-Identifier: GPL-2.0
+
+.. Written by scripts/mpbench.sh --publish from finished runs' results
+   folders.  A new publish replaces it; do not edit it by hand.
+
+===========================
+Measured results: multipath
+===========================
+
+What one QP sprayed over two paths gets against the same QP pinned to
+one of them, with one path lossy, longer than the other, or cut in the
+middle of a transfer, beside stock rxe and irn's go-back-N mode on the
+same bed: ``make mpbench`` on two guests joined by two shaped cables.
+What the cases are and how to read them: ``Documentation/ops-guide.rst``,
+"The benchmark: make mpbench".  Each section is one run, named with its
+date, commit and settings in its last line; new runs replace the page::
+
+    make mpbench MPBENCH_ARGS="--cc none"    # prints its results folder
+    make mpbench MPBENCH_ARGS="--cc delay"
+    make mpbench MPBENCH_ARGS="--publish results/mpbench-A --publish results/mpbench-B"
+EOF
+		for d in "${PUBLISH[@]}"; do
+			line=$(tail -n 1 "$d/mpbench.md")
+			cc=$(sed -n 's/.*irn congestion control \([a-z]*\).*/\1/p' <<<"$line")
+			printf '\nCongestion control: %s\n' "${cc:-?}"
+			printf '%*s\n\n' $((20 + ${#cc})) '' | tr ' ' '='
+			rst_table "$d/mpbench.md"
+			printf '\n%s\n' "$(irn_rst_text <<<"$line")"
+		done
+	} >"$stage"
+	irn_rst_check "$stage" ||
+		irn_die "--publish: the page is not valid reStructuredText (above); nothing was written"
+	cp "$stage" "$page"
+	irn_log "published ${#PUBLISH[@]} run(s) in $page"
+}
+
 main() {
-	local ko specs='' c limit rc=0
+	local ko specs='' c limit rc=0 d
 
 	parse_args "$@"
+	if ((${#PUBLISH[@]})); then
+		for d in "${PUBLISH[@]}"; do
+			[[ -s $d/mpbench.md ]] || irn_die "--publish: $d has no mpbench.md (a finished run's results folder)"
+			! grep -q -- '-dirty' <(tail -n 1 "$d/mpbench.md") ||
+				irn_warn "$d was run from a tree with uncommitted changes: its line says so"
+		done
+		publish
+		return
+	fi
 	irn_need_root mpbench
 	irn_guest_lock "scripts/mpbench.sh"
 	"$IRN_ROOT/scripts/deps.sh" --check 2>/dev/null || "$IRN_ROOT/scripts/deps.sh"

@@ -176,3 +176,25 @@ irn_test_budget() {
 irn_now() { date +%s.%N; }
 
 irn_elapsed() { awk -v a="$1" -v b="$(irn_now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# irn_rst_text: stdin with reStructuredText's markup characters escaped
+irn_rst_text() {
+	sed 's/[\\`*_|]/\\&/g'
+}
+
+# irn_rst_check FILE: fail, with docutils' messages, if FILE has an error
+# or a warning as reStructuredText
+irn_rst_check() {
+	python3 - "$1" <<'PY'
+import sys
+import docutils.core
+import docutils.utils
+path = sys.argv[1]
+try:
+    docutils.core.publish_doctree(
+        open(path, encoding="utf-8").read(), source_path=path,
+        settings_overrides={"halt_level": 2, "report_level": 2})
+except docutils.utils.SystemMessage:
+    sys.exit(1)  # docutils printed the message
+PY
+}
