@@ -406,19 +406,19 @@ static void rtt_sample(struct irn_flow *f, u64 rtt_ns)
 /*
  * A sample as the delay controller reads it: on a QP that sprays, leveled
  * to its shortest path (irn_path_leveled_ns()), so that a longer path's
- * length is not taken for a queue.  Every sprayed sample feeds its
- * path's base RTT, which the path choice levels by too.
+ * length is not taken for a queue.  Other QPs need nothing here: the
+ * paths' base RTTs, which the path choice levels by too, are fed from
+ * every sample by irn_path_on_news().
  */
 static u64 delay_sample(struct irn_flow *f, u64 rtt_ns, u32 path)
 {
-	u64 leveled;
-
-	if (path >= f->paths.n || f->paths.n <= 1)
+	if (READ_ONCE(f->algo) != IRN_CC_DELAY || path >= f->paths.n ||
+	    f->paths.n <= 1)
 		return rtt_ns;
 	spin_lock_bh(&f->path_lock);
-	leveled = irn_path_leveled_ns(&f->paths, path, rtt_ns, jiffies);
+	rtt_ns = irn_path_leveled_ns(&f->paths, path, rtt_ns, jiffies);
 	spin_unlock_bh(&f->path_lock);
-	return READ_ONCE(f->algo) == IRN_CC_DELAY ? leveled : rtt_ns;
+	return rtt_ns;
 }
 
 /**
