@@ -56,28 +56,8 @@ source "$ROOT/scripts/lib/common.sh"
 source "$ROOT/scripts/lib/compare.sh"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-NFAIL=0 NOK=0
-
-# expect WHAT EXPECTED SEEN
-expect() {
-	if [[ $2 == "$3" ]]; then
-		NOK=$((NOK + 1))
-	else
-		printf 'FAIL: %s\n  expected: %s\n  seen:     %s\n' "$1" "$2" "$3"
-		NFAIL=$((NFAIL + 1))
-	fi
-}
-
-# expect_line WHAT FILE LINE: FILE has LINE exactly
-expect_line() {
-	if grep -qxF -- "$3" "$2"; then
-		NOK=$((NOK + 1))
-	else
-		printf 'FAIL: %s: no line\n  %s\n  in %s:\n' "$1" "$3" "$2"
-		sed 's/^/  | /' "$2"
-		NFAIL=$((NFAIL + 1))
-	fi
-}
+# shellcheck source=scripts/tests/lib/expect.sh
+source "$ROOT/scripts/tests/lib/expect.sh"
 
 # --- perftest and iperf3 (values read from the files by hand) -----------
 expect "rxe ib_write_bw 64 KiB" "15.17,," "$(irn_cmp_parse_perftest "$DATA/rxe-write_bw.client")"
@@ -619,5 +599,4 @@ refused "one preset per run" --quick --preset bench
 refused "--rounds must be a positive integer" --rounds 0
 refused "--rounds does not take the nvme_* workloads" --rounds 2 --workloads nvme_randread
 refused "--preset bench (--rounds 3) does not take" --preset bench --workloads nvme_randwrite
-printf '%s checks passed, %s failed\n' "$NOK" "$NFAIL"
-[[ $NFAIL == 0 ]]
+irn_expect_summary

@@ -19,17 +19,8 @@ DATA=$ROOT/scripts/tests/data/mpbench
 source "$ROOT/scripts/lib/common.sh"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-NFAIL=0 NOK=0
-
-# expect WHAT EXPECTED SEEN
-expect() {
-	if [[ $2 == "$3" ]]; then
-		NOK=$((NOK + 1))
-	else
-		printf 'FAIL: %s\n  expected: %s\n  seen:     %s\n' "$1" "$2" "$3"
-		NFAIL=$((NFAIL + 1))
-	fi
-}
+# shellcheck source=scripts/tests/lib/expect.sh
+source "$ROOT/scripts/tests/lib/expect.sh"
 
 # run NAME: a finished run's folder with data/mpbench/NAME.md
 run() {
@@ -93,5 +84,4 @@ expect "a folder without mpbench.md fails" 1 \
 		>"$TMP/bad.log" 2>&1 && echo 0 || echo 1)"
 expect "and leaves the page as it was" 0 "$(cmp -s "$TMP/before.rst" "$PAGE" && echo 0 || echo 1)"
 
-printf '%s checks passed, %s failed\n' "$NOK" "$NFAIL"
-[[ $NFAIL == 0 ]]
+irn_expect_summary
