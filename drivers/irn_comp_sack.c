@@ -18,6 +18,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/skbuff.h>
+#include <linux/udp.h>
 #include <rdma/ib_pack.h>
 
 #include "irn_comp_retire.h"
@@ -83,20 +84,21 @@ struct rtt_smp {
 
 /*
  * Mark @psn delivered.  If that is news, *@smp becomes the sample it
- * gives, if any (Karn: none if it was ever resent).
+ * gives, if any (irn_sb_sample(): none if it was ever resent, Karn's
+ * rule, or if the acknowledgment came back on another path).
  * Return: 1 if it is news, else 0: what it adds to the packets acked.
  */
 static u32 mark_one(struct irn_sb *sb, u32 psn, struct rtt_smp *smp)
 {
+	u32 path;
 	u64 rtt;
-	u32 seq;
 
 	if (!irn_sb_mark(sb, psn))
 		return 0;
-	rtt = irn_sb_rtt(sb, psn, sb->now_ns);
+	rtt = irn_sb_sample(sb, psn, &path);
 	if (rtt) {
 		smp->ns = rtt;
-		smp->path = irn_sb_path(sb, psn, &seq);
+		smp->path = path;
 	}
 	return 1;
 }
@@ -129,15 +131,16 @@ static u32 mark_range(struct irn_sb *sb, u32 psn, u32 end, u32 cum,
 
 /*
  * Mark the send and write PSNs up to @cum delivered, and those after it
- * that @sv names.  Reads and atomics are left to their responses; a read
- * or atomic request @sv names is only seen (the responder holds it), and
- * one that @cum passes has been executed, its replies sent.
+ * that @sv names, by an acknowledgment that came back on @ack_path
+ * (irn_sb_ack_path()).  Reads and atomics are left to their responses;
+ * a read or atomic request @sv names is only seen (the responder holds
+ * it), and one that @cum passes has been executed, its replies sent.
  * Return: how many PSNs this newly marked delivered, each counted here
  * once; *@smp becomes an RTT sample from the newest of them that gives
  * one, and stays if none does.
  */
 static u32 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv,
-		      struct rtt_smp *smp)
+		      u32 ack_path, struct rtt_smp *smp)
 {
 	struct irn_sb *sb = &qp->irn.sb;
 	/* Pairs with the requester's store-release of req.next. */
@@ -148,6 +151,7 @@ static u32 mark_acked(struct irn_qp *qp, u32 cum, const struct sack_view *sv,
 
 	/* irn_sb_mark() compares send times with this time. */
 	irn_qp_sb_clock(qp);
+	irn_sb_ack_path(sb, ack_path);
 	now = sb->now_ns;
 	for (i = qp->comp.head; i != next + 1; i++) {
 		struct irn_swqe *w = irn_qp_wqe_in_flight(qp, i, next);
@@ -268,17 +272,41 @@ static void check_loss(struct irn_qp *qp, const char *why)
 }
 
 /**
+ * irn_comp_sack_ack_path() - the path a response came back on
+ * @qp: RC QP with IRN on
+ * @skb: the response
+ *
+ * Context: the QP's completer.
+ * Return: irn_flow_ack_path() of its UDP source port.
+ */
+u32 irn_comp_sack_ack_path(struct irn_qp *qp, struct sk_buff *skb)
+{
+	u32 path = IRN_PATH_UNKNOWN;
+	struct irn_av *av;
+
+	rcu_read_lock();
+	av = rcu_dereference(qp->av);
+	if (av)
+		path = irn_flow_ack_path(&qp->flow, ntohs(av->sport),
+					 ntohs(udp_hdr(skb)->source));
+	rcu_read_unlock();
+	return path;
+}
+
+/**
  * irn_comp_sack_acked_before() - mark delivered what a response acknowledges
  * @qp: RC QP with IRN on
  * @psn: the responder received every PSN before this one
  * @sv: the PSNs it received after, NULL for none
+ * @ack_path: the path the response came back on
+ *	      (irn_comp_sack_ack_path())
  *
  * Everything before @psn was received: requests are processed in order.
  *
  * Context: the QP's completer, IRN on; takes the QP's sb_lock.
  */
 void irn_comp_sack_acked_before(struct irn_qp *qp, u32 psn,
-				struct sack_view *sv)
+				struct sack_view *sv, u32 ack_path)
 {
 	struct rtt_smp smp = { .path = IRN_PATH_NONE };
 	u32 acked;
@@ -288,7 +316,7 @@ void irn_comp_sack_acked_before(struct irn_qp *qp, u32 psn,
 	if (sv)
 		irn_sb_drop_known(&qp->irn.sb, irn_psn_add(sv->base, 1),
 				  sv->bits, IRN_SACK_BITS);
-	acked = mark_acked(qp, irn_psn_add(psn, -1), sv, &smp);
+	acked = mark_acked(qp, irn_psn_add(psn, -1), sv, ack_path, &smp);
 	spin_unlock_bh(&qp->irn.sb_lock);
 	/*
 	 * Per acknowledgment, not per WQE (a 1 MiB write is one WQE): the
@@ -396,7 +424,8 @@ enum comp_state irn_comp_sack_ack(struct irn_qp *qp, struct sk_buff *skb,
 		svp = &sv;
 		irn_dev_count(qp->dev, IRN_CNT_SACK_RCVD);
 	}
-	irn_comp_sack_acked_before(qp, irn_psn_add(pkt->psn, 1), svp);
+	irn_comp_sack_acked_before(qp, irn_psn_add(pkt->psn, 1), svp,
+				   irn_comp_sack_ack_path(qp, skb));
 	check_loss(qp, "sack");
 	return COMP_DONE;
 }
@@ -440,7 +469,8 @@ static void deliver_reply(struct irn_qp *qp, struct irn_swqe *w,
 	 * The responder executed everything before the read or atomic.  The
 	 * sends and writes this passes waited for the reply too: no sample.
 	 */
-	acked = mark_acked(qp, irn_psn_add(w->first_psn, -1), NULL, &passed);
+	acked = mark_acked(qp, irn_psn_add(w->first_psn, -1), NULL,
+			   IRN_PATH_NONE, &passed);
 	if (has_reply(w))
 		irn_sb_seen(&qp->irn.sb, w->first_psn, wqe_psns(w), false);
 	if (w->opcode == IB_WR_RDMA_READ)

@@ -749,12 +749,38 @@ u32 irn_flow_reply_path(const struct irn_flow *f, u16 base, u16 sport)
 
 	if (f->paths.n <= 1 || sport == base)
 		return IRN_PATH_NONE;
-	for (i = 1; i < f->paths.n; i++)
-		if (irn_path_sport(base, i) == sport)
-			return i;
+	i = irn_path_of_sport(&f->paths, base, sport);
+	if (i != IRN_PATH_UNKNOWN)
+		return i;
 	return reciprocal_scale(hash_32(sport, 32), f->paths.n);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_reply_path);
+
+/**
+ * irn_flow_ack_path() - the path an acknowledgment came back on
+ * @f: flow state of the QP whose requests it answers
+ * @base: this QP's base source port, host order
+ * @sport: the acknowledgment's UDP source port, host order
+ *
+ * An IRN responder answers from the port of the request that asked
+ * (irn_flow_reply_path()), so an acknowledgment from path i's port
+ * crossed the fabric on path i both ways: the round trip of path i's
+ * packet that asked for it is path i's alone.  Packets of other paths it
+ * acknowledges came one way on their path and back on this one: no
+ * sample of either (irn_sb_sample()).
+ *
+ * Context: any.
+ * Return: the path; IRN_PATH_UNKNOWN for a QP of one path, or a port
+ * none of its paths has (a responder that does not answer so): every
+ * packet's round trip then counts for its own path.
+ */
+u32 irn_flow_ack_path(const struct irn_flow *f, u16 base, u16 sport)
+{
+	if (f->paths.n <= 1)
+		return IRN_PATH_UNKNOWN;
+	return irn_path_of_sport(&f->paths, base, sport);
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_flow_ack_path);
 
 static void count(struct irn_flow *f, enum irn_counter idx)
 {

@@ -56,6 +56,26 @@ u16 irn_path_sport(u16 base, u32 i)
 EXPORT_SYMBOL_IF_KUNIT(irn_path_sport);
 
 /**
+ * irn_path_of_sport() - the path a UDP source port is
+ * @s: path set
+ * @base: the QP's own source port, host order
+ * @sport: a port, host order
+ *
+ * Context: any.
+ * Return: the path whose port @sport is, or IRN_PATH_UNKNOWN if none's.
+ */
+u32 irn_path_of_sport(const struct irn_path_set *s, u16 base, u16 sport)
+{
+	u32 i;
+
+	for (i = 0; i < s->n; i++)
+		if (irn_path_sport(base, i) == sport)
+			return i;
+	return IRN_PATH_UNKNOWN;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_path_of_sport);
+
+/**
  * irn_path_set_init() - a QP's paths, all ACTIVE and unmeasured
  * @s: path set
  * @n: paths, clamped to 1..IRN_PATH_MAX

@@ -711,14 +711,21 @@ static void plan_packet(const struct irn_qp *qp, const struct irn_swqe *w,
 }
 
 /*
- * The packet's BTH.  Whether it asks for an ACK is the flow's choice
- * (irn_flow_ask_ack()), which notes the time of the asking.
+ * The packet's BTH, for @path (@seq its number there).  Whether it asks
+ * for an ACK is the flow's choice (irn_flow_ask_ack()), which notes the
+ * time of the asking.  A sprayed packet counts its place on its path,
+ * not in its message: each path asks for acknowledgments of its own,
+ * which come back on it (irn_flow_reply_path()) and measure its round
+ * trip alone (irn_flow_ack_path()).  Counted by message, two paths taking
+ * turns would have one of them ask every time and the other never.
  */
 static void fill_bth_fields(struct irn_qp *qp, const struct irn_swqe *w,
 			    const struct req_pos *pos,
-			    const struct req_pkt *pkt, u64 now,
-			    struct irn_bth_fields *bth)
+			    const struct req_pkt *pkt, u32 path, u32 seq,
+			    u64 now, struct irn_bth_fields *bth)
 {
+	u32 nth = path < IRN_PATH_MAX ? seq + 1 : pos->psn - w->first_psn + 1;
+
 	*bth = (struct irn_bth_fields) {
 		.opcode = pkt->opcode,
 		.se = pkt->last && (w->send_flags & IB_SEND_SOLICITED) &&
@@ -732,32 +739,30 @@ static void fill_bth_fields(struct irn_qp *qp, const struct irn_swqe *w,
 	};
 	bth->ack_req = irn_qp_is_rc(qp) &&
 		       irn_flow_ask_ack(&qp->flow,
-					pkt->last || pos->resend_pkts,
-					pos->psn - w->first_psn + 1,
+					pkt->last || pos->resend_pkts, nth,
 					irn_qp_outstanding(qp) + 1, now);
 }
 
+/* Bytes of the packet's headers, from the BTH, the IRN header included. */
+static u32 packet_hdr_len(const struct req_pkt *pkt)
+{
+	return pkt->hdr_len + (pkt->irn ? sizeof(struct irn_ixth) : 0);
+}
+
 /*
- * Headers and payload in a new skb, in *@skbp.  Without memory *@skbp is
- * NULL and the status IB_WC_SUCCESS: the packet is retried like a lost
- * one.  A payload that cannot be read leaves *@skbp NULL and says why.
+ * Headers and payload into @skb, from irn_xmit_alloc() for the packet.
+ * Return: IB_WC_SUCCESS, or why the payload cannot be read.
  */
 static enum ib_wc_status build_packet(struct irn_qp *qp,
 				      const struct irn_swqe *w,
 				      const struct req_pos *pos,
 				      const struct req_pkt *pkt,
 				      const struct irn_bth_fields *bth,
-				      struct sk_buff **skbp)
+				      struct sk_buff *skb)
 {
-	u32 hdr_len = pkt->hdr_len + (pkt->irn ? sizeof(struct irn_ixth) : 0);
+	u32 hdr_len = packet_hdr_len(pkt);
 	enum ib_wc_status status;
-	struct sk_buff *skb;
 
-	*skbp = NULL;
-	skb = irn_xmit_alloc(qp->dev, hdr_len + pkt->paylen + pkt->pad,
-			     GFP_ATOMIC);
-	if (!skb)
-		return IB_WC_SUCCESS;
 	irn_bth_encode((struct irn_bth *)skb->data, bth);
 	fill_ext_hdrs(qp, w, pkt->flags, skb->data, pos->offset, pkt->chunk);
 	if (pkt->irn)
@@ -765,12 +770,9 @@ static enum ib_wc_status build_packet(struct irn_qp *qp,
 			  pos->offset);
 	status = fill_payload(qp, pos->index & qp->sq.queue.mask, w,
 			      skb->data + hdr_len, pos->offset, pkt->paylen);
-	if (status != IB_WC_SUCCESS) {
-		kfree_skb(skb);
+	if (status != IB_WC_SUCCESS)
 		return status;
-	}
 	memset(skb->data + hdr_len + pkt->paylen, 0, pkt->pad);
-	*skbp = skb;
 	return IB_WC_SUCCESS;
 }
 
@@ -822,13 +824,15 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 		rcu_read_unlock();
 		return IB_WC_LOC_QP_OP_ERR;
 	}
-	now = ktime_get_ns();
-	fill_bth_fields(qp, w, pos, &pkt, now, &bth);
-	status = build_packet(qp, w, pos, &pkt, &bth, &skb);
+	/* Without memory the packet is retried like a lost one. */
+	skb = irn_xmit_alloc(qp->dev,
+			     packet_hdr_len(&pkt) + pkt.paylen + pkt.pad,
+			     GFP_ATOMIC);
 	if (!skb) {
 		rcu_read_unlock();
-		return status;
+		return IB_WC_SUCCESS;
 	}
+	now = ktime_get_ns();
 	/*
 	 * The path: the base port unless the QP sprays, which it does only
 	 * with IRN on (the peer places out of order), and only sends and
@@ -839,6 +843,13 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 	path = irn_flow_path_pick(&qp->flow,
 				  pkt.irn && !takes_rd_credit(w->opcode),
 				  pos->avoid, now, &seq);
+	fill_bth_fields(qp, w, pos, &pkt, path, seq, now, &bth);
+	status = build_packet(qp, w, pos, &pkt, &bth, skb);
+	if (status != IB_WC_SUCCESS) {
+		kfree_skb(skb);
+		rcu_read_unlock();
+		return status;
+	}
 	/*
 	 * Account for the packet before sending it: its response can come
 	 * back before irn_xmit() returns (a local peer is processed in the

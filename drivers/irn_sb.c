@@ -203,6 +203,7 @@ void irn_sb_reset(struct irn_sb *sb, u32 psn)
 	memset(sb->phigh, 0, sizeof(sb->phigh));
 	memset(sb->prack_ns, 0, sizeof(sb->prack_ns));
 	memset(&sb->news, 0, sizeof(sb->news));
+	sb->ack_path = IRN_PATH_UNKNOWN;
 	if (sb->npaths > 1) {
 		memset(sb->path, IRN_PATH_NONE, sb->size);
 		memset(sb->pseq, 0, sb->size * sizeof(*sb->pseq));
@@ -363,6 +364,18 @@ bool irn_sb_mark_reply(struct irn_sb *sb, u32 psn, u64 rtt_ns)
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark_reply);
 
+/*
+ * Whether an acknowledgment measures the round trip of a packet sent on
+ * path @a: it came back on @a, or on a path that cannot be told
+ * (irn_sb_ack_path()).  One that came back on another path measured
+ * half of each.  A PSN of no path measures the QP, not a path.
+ */
+static bool own_path(const struct irn_sb *sb, u32 a)
+{
+	return a == IRN_PATH_NONE || sb->ack_path == IRN_PATH_UNKNOWN ||
+	       a == sb->ack_path;
+}
+
 /**
  * irn_sb_mark() - a PSN was acknowledged
  * @sb: scoreboard
@@ -370,7 +383,8 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_mark_reply);
  *
  * A PSN acknowledged below a later one (@high), never resent, sets
  * @sb->reordered.  Its send time advances RACK's clock (rack_advance()),
- * and if it was never resent it measures the shortest round trip.
+ * and if it was never resent it measures the shortest round trip, and
+ * its path's if the acknowledgment came back on that path (own_path()).
  *
  * Context: the completer, under the QP's scoreboard lock, after
  * irn_sb_clock().
@@ -387,7 +401,7 @@ bool irn_sb_mark(struct irn_sb *sb, u32 psn)
 	if (!test_bit(bit(sb, psn), sb->rexmit) && sent && sent < sb->now_ns) {
 		min_rtt_sample(sb, sb->now_ns - sent);
 		a = path_of(sb, psn);
-		if (a != IRN_PATH_NONE)
+		if (a != IRN_PATH_NONE && own_path(sb, a))
 			sb->news.rtt_ns[a] = sb->now_ns - sent;
 	}
 	rack_advance(sb, psn);
@@ -1131,6 +1145,47 @@ u64 irn_sb_rtt(const struct irn_sb *sb, u32 psn, u64 now_ns)
 	return sent && sent < now_ns ? now_ns - sent : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_rtt);
+
+/**
+ * irn_sb_ack_path() - the path of the acknowledgment about to be taken
+ * @sb: scoreboard
+ * @path: the path it came back on (irn_flow_ack_path()); IRN_PATH_UNKNOWN
+ *	  if that cannot be told; IRN_PATH_NONE for a reply, which passes
+ *	  sends and writes that waited for it and measures no path
+ *
+ * A sprayed PSN's round trip is a sample of its path only when its
+ * acknowledgment came back on the same path: the paths' lengths differ
+ * one way as the other, and a packet of a long path acknowledged on a
+ * short one would read as half of each.  irn_sb_mark() and
+ * irn_sb_sample() take PSNs' samples by this until the next call.
+ *
+ * Context: the completer, under the QP's scoreboard lock.
+ */
+void irn_sb_ack_path(struct irn_sb *sb, u32 path)
+{
+	sb->ack_path = path;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_ack_path);
+
+/**
+ * irn_sb_sample() - the RTT sample a PSN just acknowledged gives
+ * @sb: scoreboard
+ * @psn: the PSN, a send or write
+ * @path: set to the path it was sent on (irn_sb_path())
+ *
+ * Context: the completer, under the QP's scoreboard lock, after
+ * irn_sb_clock() and irn_sb_ack_path(), before una passes @psn.
+ * Return: irn_sb_rtt() at the scoreboard's clock if the acknowledgment
+ * came back on @psn's path or @psn was not sprayed, else 0.
+ */
+u64 irn_sb_sample(const struct irn_sb *sb, u32 psn, u32 *path)
+{
+	u32 seq;
+
+	*path = irn_sb_path(sb, psn, &seq);
+	return own_path(sb, *path) ? irn_sb_rtt(sb, psn, sb->now_ns) : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_sample);
 
 /**
  * irn_sb_overtaken() - read responses were overtaken by a later one

@@ -20,8 +20,9 @@
  *  - irn_flow_on_sent(): a packet left (pacing, DCQCN's byte counter);
  *  - irn_flow_on_cnp(): the peer reported congestion (a RoCEv2 CNP);
  *  - irn_flow_path_pick(): which path (UDP source port) the next packet
- *    takes, and irn_flow_on_path_loss() and irn_flow_on_path_news(): what
- *    the packets sent on each path became (multipath, irn_path.h).
+ *    takes, irn_flow_on_path_loss() and irn_flow_on_path_news(): what
+ *    the packets sent on each path became, and irn_flow_ack_path(): which
+ *    path an acknowledgment came back on (multipath, irn_path.h).
  *
  * The default policy is IRN's BDP-FC: a fixed cap on packets in flight and
  * no pacing.  Congestion control (enum irn_cc) narrows it: DCQCN's rate,
@@ -173,6 +174,7 @@ void irn_flow_path_init(struct irn_flow *f, u32 n,
 void irn_flow_path_reset(struct irn_flow *f);
 u32 irn_flow_paths(const struct irn_flow *f);
 u32 irn_flow_reply_path(const struct irn_flow *f, u16 base, u16 sport);
+u32 irn_flow_ack_path(const struct irn_flow *f, u16 base, u16 sport);
 u32 irn_flow_path_pick(struct irn_flow *f, bool spray, u32 avoid, u64 now_ns,
 		       u32 *seq);
 void irn_flow_on_path_loss(struct irn_flow *f, u32 path, u32 seq,

@@ -36,7 +36,10 @@
 #define IRN_PATH_SUGGESTED	4
 /* No path: the base source port, unsprayed; to avoid: a new packet. */
 #define IRN_PATH_NONE		0xff
-/* To avoid: a resend whose packet's path is not known (none to avoid). */
+/*
+ * To avoid: a resend whose packet's path is not known (none to avoid).
+ * An acknowledgment's path: one that cannot be told (irn_sb.h).
+ */
 #define IRN_PATH_UNKNOWN	0xfe
 
 /*
@@ -162,6 +165,7 @@ struct irn_path_news {
 };
 
 u16 irn_path_sport(u16 base, u32 i);
+u32 irn_path_of_sport(const struct irn_path_set *s, u16 base, u16 sport);
 void irn_path_set_init(struct irn_path_set *s, u32 n);
 u32 irn_path_pick(struct irn_path_set *s, u32 avoid, u64 now_ns, u32 *seq);
 void irn_path_on_loss(struct irn_path_set *s, u32 i, u32 seq, bool timeout,

@@ -110,6 +110,8 @@
  * @phigh: per path, one past the highest sequence number delivered
  * @prack_ns: per path, latest send time of an acknowledged PSN sent on it
  * @xreo_ns: cross-path window (irn_sb_clock_paths())
+ * @ack_path: the path the acknowledgment being taken came back on
+ *	      (irn_sb_ack_path())
  * @news: per path, what deliveries said since irn_sb_take_path_news()
  */
 struct irn_sb {
@@ -147,6 +149,7 @@ struct irn_sb {
 	u32		phigh[IRN_PATH_MAX];
 	u64		prack_ns[IRN_PATH_MAX];
 	u64		xreo_ns;
+	u32		ack_path;
 	struct irn_path_news news;
 };
 
@@ -176,6 +179,8 @@ u32 irn_sb_weight(const struct irn_sb *sb);
 void irn_sb_clock(struct irn_sb *sb, u64 now_ns, u64 reo_ns);
 void irn_sb_sent(struct irn_sb *sb, u32 psn, u64 now_ns);
 u64 irn_sb_rtt(const struct irn_sb *sb, u32 psn, u64 now_ns);
+void irn_sb_ack_path(struct irn_sb *sb, u32 path);
+u64 irn_sb_sample(const struct irn_sb *sb, u32 psn, u32 *path);
 void irn_sb_overtaken(struct irn_sb *sb, u32 from, u32 to, u64 now_ns);
 int irn_sb_paths_init(struct irn_sb *sb, u32 n, gfp_t gfp);
 void irn_sb_sent_path(struct irn_sb *sb, u32 psn, u32 path, u32 seq);

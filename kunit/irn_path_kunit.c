@@ -329,6 +329,43 @@ static void irn_test_path_sb_other_path_no_loss(struct kunit *test)
 }
 
 /*
+ * Acknowledgments come back on the path of the packet that asked: a
+ * packet's round trip is its path's sample only when its acknowledgment
+ * came back on that path.  Path 1 acknowledges PSNs 100 (path 0, sent at
+ * 1) and 101 (path 1, sent at 2) at 50: only path 1 hears of a sample.
+ */
+static void irn_test_path_sb_ack_path(struct kunit *test)
+{
+	struct irn_sb *sb = two_paths(test, 6);
+	struct irn_path_news nw;
+	u32 path;
+
+	irn_sb_ack_path(sb, 1);
+	irn_sb_mark(sb, 100);
+	irn_sb_mark(sb, 101);
+	irn_sb_take_path_news(sb, &nw);
+	KUNIT_EXPECT_EQ(test, nw.acked[0], 1U);
+	KUNIT_EXPECT_EQ(test, nw.acked[1], 1U);
+	KUNIT_EXPECT_EQ(test, nw.rtt_ns[0], 0ULL);
+	KUNIT_EXPECT_EQ(test, nw.rtt_ns[1], 48ULL);
+	KUNIT_EXPECT_EQ(test, irn_sb_sample(sb, 102, &path), 0ULL);
+	KUNIT_EXPECT_EQ(test, path, 0U);
+	KUNIT_EXPECT_EQ(test, irn_sb_sample(sb, 103, &path), 46ULL);
+	KUNIT_EXPECT_EQ(test, path, 1U);
+	/* A reply measures no path; a port not told, every PSN's own. */
+	irn_sb_ack_path(sb, IRN_PATH_NONE);
+	KUNIT_EXPECT_EQ(test, irn_sb_sample(sb, 103, &path), 0ULL);
+	irn_sb_ack_path(sb, IRN_PATH_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, irn_sb_sample(sb, 102, &path), 47ULL);
+	irn_sb_mark(sb, 102);
+	irn_sb_mark(sb, 103);
+	irn_sb_take_path_news(sb, &nw);
+	KUNIT_EXPECT_EQ(test, nw.rtt_ns[0], 47ULL);
+	KUNIT_EXPECT_EQ(test, nw.rtt_ns[1], 46ULL);
+	irn_sb_free(sb);
+}
+
+/*
  * A read among sprayed writes: its PSNs (no path) are passed only by the
  * writes' acknowledgments, which come back on the writes' paths, and wait
  * the cross-path window, not the reordering window (0 here).
@@ -540,6 +577,36 @@ static void irn_test_path_reply(struct kunit *test)
 }
 
 /*
+ * The requester tells an acknowledgment's path by its port: any of its
+ * paths', the base port being path 0's.  With one path, or from a port
+ * none of its paths has, it cannot tell.
+ */
+static void irn_test_path_ack_path(struct kunit *test)
+{
+	struct irn_flow *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	u32 base, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	irn_flow_init(f, 0);
+	irn_flow_path_init(f, 1, NULL);
+	KUNIT_EXPECT_EQ(test, irn_flow_ack_path(f, 0xc000, 0xc000),
+			IRN_PATH_UNKNOWN);
+	irn_flow_path_init(f, 4, NULL);
+	for (base = 0xc000; base <= 0xffff; base += 0x100) {
+		KUNIT_EXPECT_EQ(test, irn_flow_ack_path(f, base, base), 0U);
+		for (i = 0; i < 4; i++)
+			KUNIT_EXPECT_EQ(test,
+					irn_flow_ack_path(f, base,
+							  irn_path_sport(base, i)),
+					i);
+		KUNIT_EXPECT_EQ(test,
+				irn_flow_ack_path(f, base,
+						  irn_path_sport(base, 4)),
+				IRN_PATH_UNKNOWN);
+	}
+}
+
+/*
  * A QP of @paths paths with the delay controller, srtt 1 ms, which sent
  * a packet on one of them if @spray.
  */
@@ -648,6 +715,7 @@ static struct kunit_case irn_path_cases[] = {
 	KUNIT_CASE(irn_test_path_longer_not_slower),
 	KUNIT_CASE(irn_test_path_one),
 	KUNIT_CASE(irn_test_path_reply),
+	KUNIT_CASE(irn_test_path_ack_path),
 	KUNIT_CASE(irn_test_path_cc_loss),
 	KUNIT_CASE(irn_test_path_cc_lengths),
 	KUNIT_CASE(irn_test_path_suspect_then_down),
@@ -661,6 +729,7 @@ static struct kunit_case irn_path_cases[] = {
 	KUNIT_CASE(irn_test_path_sb_read_waits),
 	KUNIT_CASE(irn_test_path_sb_not_monotone),
 	KUNIT_CASE(irn_test_path_sb_reorder_and_news),
+	KUNIT_CASE(irn_test_path_sb_ack_path),
 	KUNIT_CASE(irn_test_path_sb_resend_credit),
 	KUNIT_CASE(irn_test_path_sb_timeout_no_path),
 	KUNIT_CASE(irn_test_path_window_unmeasured),
