@@ -309,15 +309,27 @@ void irn_comp_sack_acked_before(struct irn_qp *qp, u32 psn,
 				struct sack_view *sv, u32 ack_path)
 {
 	struct rtt_smp smp = { .path = IRN_PATH_NONE };
+	struct irn_sb *sb = &qp->irn.sb;
 	u32 acked;
+	u64 timed;
 
 	spin_lock_bh(&qp->irn.sb_lock);
+	irn_qp_sb_clock(qp);
+	irn_sb_ack_path(sb, ack_path);
+	timed = irn_sb_take_timed(sb, irn_psn_add(psn, -1),
+				  sv ? irn_psn_add(sv->base, 1) : 0,
+				  sv ? sv->bits : NULL, IRN_SACK_BITS);
 	/* Only the news is left to walk. */
 	if (sv)
-		irn_sb_drop_known(&qp->irn.sb, irn_psn_add(sv->base, 1),
-				  sv->bits, IRN_SACK_BITS);
+		irn_sb_drop_known(sb, irn_psn_add(sv->base, 1), sv->bits,
+				  IRN_SACK_BITS);
 	acked = mark_acked(qp, irn_psn_add(psn, -1), sv, ack_path, &smp);
 	spin_unlock_bh(&qp->irn.sb_lock);
+	/* A packet it delivered measured it; else its path's timed one. */
+	if (!smp.ns && timed) {
+		smp.ns = timed;
+		smp.path = ack_path;
+	}
 	/*
 	 * Per acknowledgment, not per WQE (a 1 MiB write is one WQE): the
 	 * PSNs it newly delivered, with its sample.

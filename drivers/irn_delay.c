@@ -23,8 +23,8 @@
  *   loss:          cwnd *= 1 - MAX_MDF
  *
  * Each acknowledged packet counts once in "acked", whether or not its
- * acknowledgment brought a sample; one that did not is judged by the
- * latest sample, for the increase only (irn_delay_on_ack_unsampled()).
+ * acknowledgment brought a sample; one that did not is judged as the
+ * latest sample was, for the increase only (irn_delay_on_ack_unsampled()).
  *
  * A window under one packet is kept by pacing: one packet every
  * srtt / cwnd.  The base RTT comes from the samples themselves, so a
@@ -263,24 +263,25 @@ EXPORT_SYMBOL_IF_KUNIT(irn_delay_on_ack);
  * @d: state
  * @p: parameters
  * @pkts: how many
- * @last_rtt_ns: the sender's latest RTT sample, 0 for none
  *
- * Acknowledgments of resent packets (Karn's rule) and the ones that
- * arrive between two samples still report packets delivered.  They grow
- * the window as the latest sample says: by AI for each window's worth of
- * them if it was at or below the target.  They never shrink it: a sample
- * above the target was acted on when it came, and taking it again would
- * cut the window on no new evidence.  Nor do they move the base RTT,
- * which fresh samples alone filter.
+ * Acknowledgments of resent packets (Karn's rule), and of packets whose
+ * acknowledgment came back on another path, still report packets
+ * delivered.  They grow the window as the latest sample was judged: by
+ * the standing RTT it gave (@d->judged_ns), by AI for each window's
+ * worth of them if that was at or below the target.  A sample's jitter
+ * grows the window for its own packets; it holds back no others.  They
+ * never shrink it: a standing RTT above the target was acted on when it
+ * came, and taking it again would cut the window on no new evidence.
+ * Nor do they move the base RTT, which fresh samples alone filter.
+ * Before the first sample they change nothing.
  *
  * Context: under the owner's lock.
  */
 void irn_delay_on_ack_unsampled(struct irn_delay *d,
-				const struct irn_delay_params *p, u32 pkts,
-				u64 last_rtt_ns)
+				const struct irn_delay_params *p, u32 pkts)
 {
-	if (!last_rtt_ns || !pkts ||
-	    min(last_rtt_ns, RTT_CLAMP_NS) > irn_delay_target_ns(d, p))
+	if (!d->judged_ns || !pkts ||
+	    d->judged_ns > irn_delay_target_ns(d, p))
 		return;
 	increase(d, p, pkts);
 }

@@ -31,7 +31,6 @@ void irn_flow_init(struct irn_flow *f, u32 cap)
 	f->cap = cap ?: IRN_FLOW_DEFAULT_CAP;
 	f->srtt_ns = 0;
 	f->rttvar_ns = 0;
-	f->last_rtt_ns = 0;
 	minmax_reset(&f->rtt_max, jiffies, 0);
 	f->reo_q = IRN_FLOW_REO_MIN_Q;
 	f->reo_calm = 0;
@@ -432,14 +431,13 @@ static u64 delay_sample(struct irn_flow *f, u64 rtt_ns, u32 path)
  * A fresh sample (@rtt_ns) feeds the RTT estimate and the delay
  * controller, which grows the window for @pkts if the sample, leveled to
  * the QP's shortest path, is at or below its target and may shrink it if
- * above, whatever @pkts.  Packets
- * acknowledged without a fresh sample (all of them resent, or delivered
- * by a go-back-N partial ACK or by a read response that measured
- * nothing) are judged by the latest fresh sample, kept in last_rtt_ns:
- * they grow the window if it was at or below the target, and change
- * nothing if it was above or before the first sample
- * (irn_delay_on_ack_unsampled()).  Only fresh samples reach the RTT
- * estimate.
+ * above, whatever @pkts.  Packets acknowledged without a fresh sample
+ * (all of them resent, acknowledged on another path than theirs, or
+ * delivered by a go-back-N partial ACK or by a read response that
+ * measured nothing) are judged as the latest fresh sample was: they grow
+ * the window if it was at or below the target, and change nothing if it
+ * was above or before the first sample (irn_delay_on_ack_unsampled()).
+ * Only fresh samples reach the RTT estimate.
  *
  * Context: the completer.
  */
@@ -451,7 +449,6 @@ void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns, u32 path)
 	if (rtt_ns) {
 		rtt_sample(f, rtt_ns);
 		rtt_ns = delay_sample(f, rtt_ns, path);
-		f->last_rtt_ns = rtt_ns;
 	} else if (!pkts) {
 		return;
 	}
@@ -470,8 +467,7 @@ void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns, u32 path)
 							&f->delay.p),
 				    cwnd, f->delay.st.cwnd);
 	if (!rtt_ns)
-		irn_delay_on_ack_unsampled(&f->delay.st, &f->delay.p, pkts,
-					   f->last_rtt_ns);
+		irn_delay_on_ack_unsampled(&f->delay.st, &f->delay.p, pkts);
 	cc_moved(f, "delay", 0, cwnd);
 	spin_unlock_bh(&f->cc_lock);
 }

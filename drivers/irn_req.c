@@ -778,14 +778,19 @@ static enum ib_wc_status build_packet(struct irn_qp *qp,
 
 /*
  * A packet about to be sent on @path (@seq its number there; a read's or
- * an atomic's request has none): the scoreboard learns its PSNs, a
- * resent one is counted, and a first one moves the requester past it.
+ * an atomic's request has none), which asks for an ACK if @asks: the
+ * scoreboard learns its PSNs, and may time a new one that asks
+ * (irn_sb_asked()); a resent one is counted, and a first one moves the
+ * requester past it.
  */
 static void account_packet(struct irn_qp *qp, struct irn_swqe *w,
 			   const struct req_pos *pos,
 			   const struct req_pkt *pkt, u64 now, u32 path,
-			   u32 seq)
+			   u32 seq, bool asks)
 {
+	bool resent = pos->resend_pkts ||
+		      irn_psn_before(pos->psn, qp->req.high);
+
 	if (pkt->irn) {
 		u32 n = pkt->read ?
 			max_t(u32, DIV_ROUND_UP(pkt->chunk, qp->mtu), 1) : 1;
@@ -796,8 +801,13 @@ static void account_packet(struct irn_qp *qp, struct irn_swqe *w,
 			irn_sb_sent(&qp->irn.sb, p, now);
 			irn_sb_sent_path(&qp->irn.sb, p, path, seq);
 		}
+		if (asks && path < IRN_PATH_MAX && !resent) {
+			spin_lock_bh(&qp->irn.sb_lock);
+			irn_sb_asked(&qp->irn.sb, pos->psn, path, now);
+			spin_unlock_bh(&qp->irn.sb_lock);
+		}
 	}
-	if (pos->resend_pkts || irn_psn_before(pos->psn, qp->req.high)) {
+	if (resent) {
 		w->resent = true;
 		irn_dev_count(qp->dev, IRN_CNT_RETX_PKTS);
 	}
@@ -855,7 +865,7 @@ static enum ib_wc_status build_and_send(struct irn_qp *qp,
 	 * back before irn_xmit() returns (a local peer is processed in the
 	 * softirq run when the transmit path re-enables bottom halves).
 	 */
-	account_packet(qp, w, pos, &pkt, now, path, seq);
+	account_packet(qp, w, pos, &pkt, now, path, seq, bth.ack_req);
 	if (irn_qp_is_rc(qp))
 		irn_comp_arm_rto(qp);
 	irn_flow_on_sent(&qp->flow, skb->len, now);

@@ -204,6 +204,7 @@ void irn_sb_reset(struct irn_sb *sb, u32 psn)
 	memset(sb->prack_ns, 0, sizeof(sb->prack_ns));
 	memset(&sb->news, 0, sizeof(sb->news));
 	sb->ack_path = IRN_PATH_UNKNOWN;
+	sb->timing = 0;
 	if (sb->npaths > 1) {
 		memset(sb->path, IRN_PATH_NONE, sb->size);
 		memset(sb->pseq, 0, sb->size * sizeof(*sb->pseq));
@@ -886,9 +887,19 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_next_lost);
  */
 void irn_sb_mark_resent(struct irn_sb *sb, u32 psn, u32 n)
 {
+	u32 a;
+
 	for (; n; n--, psn = irn_psn_add(psn, 1)) {
 		if (!tracked(sb, psn))
 			continue;
+		/*
+		 * A path that loses stops its timing: the timed packet's
+		 * acknowledgment may be lost with the path, and one that
+		 * comes much later would time the outage.
+		 */
+		a = path_of(sb, psn);
+		if (a < IRN_PATH_MAX)
+			sb->timing &= ~BIT(a);
 		__set_bit(bit(sb, psn), sb->resent);
 		__set_bit(bit(sb, psn), sb->rexmit);
 		__clear_bit(bit(sb, psn), sb->racked);
@@ -1186,6 +1197,73 @@ u64 irn_sb_sample(const struct irn_sb *sb, u32 psn, u32 *path)
 	return own_path(sb, *path) ? irn_sb_rtt(sb, psn, sb->now_ns) : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_sb_sample);
+
+/**
+ * irn_sb_asked() - a new packet of a path asked for an acknowledgment
+ * @sb: scoreboard
+ * @psn: its PSN, a send's or a write's
+ * @path: the path it was sent on
+ * @now_ns: when
+ *
+ * The path times it unless it times another already: one packet a
+ * round trip, as TCP timed one segment before timestamps.  A resend
+ * asks too, but is never timed (Karn); a resend on the timed packet's
+ * path ends the timing (irn_sb_mark_resent()).
+ *
+ * Context: the requester, under the QP's scoreboard lock, before the
+ * packet leaves.
+ */
+void irn_sb_asked(struct irn_sb *sb, u32 psn, u32 path, u64 now_ns)
+{
+	if (path >= sb->npaths || (sb->timing & BIT(path)))
+		return;
+	sb->timing |= BIT(path);
+	sb->timed_psn[path] = psn;
+	sb->timed_ns[path] = now_ns;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_asked);
+
+/**
+ * irn_sb_take_timed() - the round trip of a path's timed packet, if this
+ *			 acknowledgment answers it
+ * @sb: scoreboard
+ * @cum: the acknowledgment says every PSN up to this one was received
+ * @psn: the PSN of bit 0 of @bits
+ * @bits: PSNs after @cum it says were received, NULL for none
+ * @nbits: bits in @bits
+ *
+ * The acknowledgment came back on the path irn_sb_ack_path() named.  If
+ * it names that path's timed packet, delivered or not before (a faster
+ * path's acknowledgments often deliver it first), the packet's round
+ * trip is the path's: its news gets the sample and the timing ends.
+ *
+ * Context: the completer, under the QP's scoreboard lock, after
+ * irn_sb_clock() and irn_sb_ack_path(), before irn_sb_drop_known().
+ * Return: the round trip, or 0 if this acknowledgment gives none.
+ */
+u64 irn_sb_take_timed(struct irn_sb *sb, u32 cum, u32 psn,
+		      const unsigned long *bits, u32 nbits)
+{
+	u32 a = sb->ack_path, t, i;
+	u64 rtt;
+
+	if (a >= sb->npaths || !(sb->timing & BIT(a)))
+		return 0;
+	t = sb->timed_psn[a];
+	if (irn_psn_after(t, cum)) {
+		i = irn_psn_diff(t, psn);
+		if (!bits || i >= nbits || !test_bit(i, bits))
+			return 0;
+	}
+	sb->timing &= ~BIT(a);
+	if (sb->timed_ns[a] >= sb->now_ns)
+		return 0;
+	rtt = sb->now_ns - sb->timed_ns[a];
+	sb->news.rtt_ns[a] = rtt;
+	sb->news.any = true;
+	return rtt;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_sb_take_timed);
 
 /**
  * irn_sb_overtaken() - read responses were overtaken by a later one

@@ -81,8 +81,7 @@ u64 irn_delay_target_ns(const struct irn_delay *d,
 void irn_delay_on_ack(struct irn_delay *d, const struct irn_delay_params *p,
 		      u32 pkts, u64 rtt_ns, u64 srtt_ns, u64 now_ns);
 void irn_delay_on_ack_unsampled(struct irn_delay *d,
-				const struct irn_delay_params *p, u32 pkts,
-				u64 last_rtt_ns);
+				const struct irn_delay_params *p, u32 pkts);
 void irn_delay_on_loss(struct irn_delay *d, const struct irn_delay_params *p,
 		       u64 srtt_ns, u64 now_ns);
 

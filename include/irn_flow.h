@@ -61,10 +61,6 @@ struct irn_counters;
  * @cap: packets allowed in flight
  * @srtt_ns: smoothed RTT, 0 before the first sample
  * @rttvar_ns: RTT variation
- * @last_rtt_ns: the latest RTT sample irn_flow_on_ack() was given, as
- *		 the delay controller reads it, 0 before the first: what
- *		 judges the packets acknowledged without a sample of their
- *		 own
  * @rtt_max: the longest RTT, in us, of the last IRN_FLOW_RTT_MAX_WIN
  *	     (a windowed max filter over jiffies)
  * @reo_q: reordering window, in quarters of @srtt_ns
@@ -93,7 +89,6 @@ struct irn_flow {
 	u32	cap;
 	u64	srtt_ns;
 	u64	rttvar_ns;
-	u64	last_rtt_ns;
 	struct minmax rtt_max;
 	u32	reo_q;
 	u32	reo_calm;

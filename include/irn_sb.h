@@ -41,6 +41,13 @@
  * packets of a path that died before the timer would.  Reads and atomics,
  * whose replies the responder orders, keep the single-path rules.
  *
+ * An IRN responder acknowledges from the port of the request that asked,
+ * so a path's round trip is measured by acknowledgments that came back
+ * on it: of the PSNs one delivers, those of its own path
+ * (irn_sb_ack_path()), and a packet that asked for it, timed one at a
+ * time per path (irn_sb_asked()) since a faster path's acknowledgments
+ * often deliver it first (irn_sb_take_timed()).
+ *
  * The scoreboard also gathers evidence that the path reorders, which
  * decides whether loss detection waits a reordering window at all (RACK's
  * reord flag): a PSN acknowledged after a later one (below @high) although
@@ -112,6 +119,10 @@
  * @xreo_ns: cross-path window (irn_sb_clock_paths())
  * @ack_path: the path the acknowledgment being taken came back on
  *	      (irn_sb_ack_path())
+ * @timing: per path (bit), a packet that asked for an acknowledgment is
+ *	    being timed
+ * @timed_psn: per path, its PSN
+ * @timed_ns: per path, when it was sent
  * @news: per path, what deliveries said since irn_sb_take_path_news()
  */
 struct irn_sb {
@@ -150,6 +161,9 @@ struct irn_sb {
 	u64		prack_ns[IRN_PATH_MAX];
 	u64		xreo_ns;
 	u32		ack_path;
+	u32		timing;
+	u32		timed_psn[IRN_PATH_MAX];
+	u64		timed_ns[IRN_PATH_MAX];
 	struct irn_path_news news;
 };
 
@@ -181,6 +195,9 @@ void irn_sb_sent(struct irn_sb *sb, u32 psn, u64 now_ns);
 u64 irn_sb_rtt(const struct irn_sb *sb, u32 psn, u64 now_ns);
 void irn_sb_ack_path(struct irn_sb *sb, u32 path);
 u64 irn_sb_sample(const struct irn_sb *sb, u32 psn, u32 *path);
+void irn_sb_asked(struct irn_sb *sb, u32 psn, u32 path, u64 now_ns);
+u64 irn_sb_take_timed(struct irn_sb *sb, u32 cum, u32 psn,
+		      const unsigned long *bits, u32 nbits);
 void irn_sb_overtaken(struct irn_sb *sb, u32 from, u32 to, u64 now_ns);
 int irn_sb_paths_init(struct irn_sb *sb, u32 n, gfp_t gfp);
 void irn_sb_sent_path(struct irn_sb *sb, u32 psn, u32 path, u32 seq);

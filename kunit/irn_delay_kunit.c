@@ -56,33 +56,49 @@ static void irn_test_delay_grows_below_target(struct kunit *test)
 
 /*
  * Packets acknowledged without a sample of their own grow the window as
- * the latest sample says: from 4 packets, a sample at 100 us and one
- * packet take it to 4352 / 1024, four more without a sample to 5315.  A
- * latest sample above the target, or none at all, changes nothing: no
- * decrease on old evidence, and the base RTT stays.
+ * the latest sample was judged: by its standing RTT.  From 4 packets, a
+ * sample at 100 us and one packet take it to 4352 / 1024, four more
+ * without a sample to 5315.  A sample 5 ms late within half a round trip
+ * of one at 100 us is jitter: judged at 100 us, its packet and the ones
+ * after it grow the window.  A standing RTT above the target, or none at
+ * all, changes nothing: no decrease on old evidence, and the base RTT
+ * stays.
  */
 static void irn_test_delay_unsampled(struct kunit *test)
 {
 	struct irn_delay_params p;
 	struct irn_delay d;
+	u32 w;
 
 	irn_delay_params_default(&p);
 	irn_delay_init(&d, 8, 0);
 	irn_delay_on_loss(&d, &p, 100 * US, 0);
-	irn_delay_on_ack_unsampled(&d, &p, 4, 0);
+	irn_delay_on_ack_unsampled(&d, &p, 4);
 	KUNIT_EXPECT_EQ(test, d.cwnd, 4 * ONE);
 	irn_delay_on_ack(&d, &p, 1, 100 * US, 100 * US, 10 * US);
 	KUNIT_EXPECT_EQ(test, d.cwnd, 4352U);
-	irn_delay_on_ack_unsampled(&d, &p, 4, 100 * US);
+	irn_delay_on_ack_unsampled(&d, &p, 4);
 	KUNIT_EXPECT_EQ(test, d.cwnd, 5315U);
-	irn_delay_on_ack_unsampled(&d, &p, 0, 100 * US);
+	irn_delay_on_ack_unsampled(&d, &p, 0);
 	KUNIT_EXPECT_EQ(test, d.cwnd, 5315U);
-	irn_delay_on_ack_unsampled(&d, &p, 4, 5000 * US);
-	KUNIT_EXPECT_EQ(test, d.cwnd, 5315U);
-	KUNIT_EXPECT_EQ(test, d.decreases, 1ULL);
+	irn_delay_on_ack(&d, &p, 1, 5000 * US, 100 * US, 20 * US);
+	KUNIT_EXPECT_EQ(test, d.judged_ns, 100 * US);
+	w = d.cwnd;
+	KUNIT_EXPECT_GT(test, w, 5315U);
+	irn_delay_on_ack_unsampled(&d, &p, 4);
+	KUNIT_EXPECT_GT(test, d.cwnd, w);
+	/* standing at 5 ms: one decrease when it comes, none after */
+	irn_delay_on_ack(&d, &p, 1, 5000 * US, 100 * US, 300 * US);
+	KUNIT_EXPECT_EQ(test, d.judged_ns, 5000 * US);
+	KUNIT_EXPECT_EQ(test, d.decreases, 2ULL);
+	w = d.cwnd;
+	irn_delay_on_ack_unsampled(&d, &p, 4);
+	KUNIT_EXPECT_EQ(test, d.cwnd, w);
+	KUNIT_EXPECT_EQ(test, d.decreases, 2ULL);
 	KUNIT_EXPECT_EQ(test, irn_delay_target_ns(&d, &p), 1100 * US);
 	/* never past the cap */
-	irn_delay_on_ack_unsampled(&d, &p, 1000, 100 * US);
+	irn_delay_on_ack(&d, &p, 1, 100 * US, 100 * US, 500 * US);
+	irn_delay_on_ack_unsampled(&d, &p, 1000);
 	KUNIT_EXPECT_EQ(test, d.cwnd, 8 * ONE);
 }
 

@@ -366,6 +366,42 @@ static void irn_test_path_sb_ack_path(struct kunit *test)
 }
 
 /*
+ * A path times one packet that asked for an acknowledgment at a time.
+ * Path 1's PSN 101 (sent at 2) asked; path 0's acknowledgment delivers
+ * it first, which times nothing; path 1's, naming it in its selective
+ * bits though it is no news, times it: 48, once.  A resend of a packet
+ * of the path ends its timing.
+ */
+static void irn_test_path_sb_timed(struct kunit *test)
+{
+	struct irn_sb *sb = two_paths(test, 8);
+	unsigned long bits[1] = { BIT(1) };	/* bit i is PSN 100 + i */
+	struct irn_path_news nw;
+
+	irn_sb_asked(sb, 101, 1, 2);
+	irn_sb_asked(sb, 103, 1, 4);		/* path 1 is timing 101 */
+	irn_sb_ack_path(sb, 0);
+	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 101, 102, NULL, 0), 0ULL);
+	irn_sb_mark(sb, 101);
+	irn_sb_take_path_news(sb, &nw);
+	KUNIT_EXPECT_EQ(test, nw.rtt_ns[1], 0ULL);
+	irn_sb_ack_path(sb, 1);
+	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 99, 100, bits, 64), 48ULL);
+	irn_sb_take_path_news(sb, &nw);
+	KUNIT_EXPECT_EQ(test, nw.rtt_ns[1], 48ULL);
+	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 101, 102, NULL, 0), 0ULL);
+	/* not named: still timing */
+	irn_sb_asked(sb, 103, 1, 4);
+	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 102, 103, NULL, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 103, 104, NULL, 0), 46ULL);
+	/* a resend on the path ends it */
+	irn_sb_asked(sb, 105, 1, 6);
+	irn_sb_mark_resent(sb, 107, 1);
+	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 107, 108, NULL, 0), 0ULL);
+	irn_sb_free(sb);
+}
+
+/*
  * A read among sprayed writes: its PSNs (no path) are passed only by the
  * writes' acknowledgments, which come back on the writes' paths, and wait
  * the cross-path window, not the reordering window (0 here).
@@ -730,6 +766,7 @@ static struct kunit_case irn_path_cases[] = {
 	KUNIT_CASE(irn_test_path_sb_not_monotone),
 	KUNIT_CASE(irn_test_path_sb_reorder_and_news),
 	KUNIT_CASE(irn_test_path_sb_ack_path),
+	KUNIT_CASE(irn_test_path_sb_timed),
 	KUNIT_CASE(irn_test_path_sb_resend_credit),
 	KUNIT_CASE(irn_test_path_sb_timeout_no_path),
 	KUNIT_CASE(irn_test_path_window_unmeasured),
