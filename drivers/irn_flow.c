@@ -403,19 +403,39 @@ static void rtt_sample(struct irn_flow *f, u64 rtt_ns)
 }
 
 /*
+ * The round trip the delay controller times its decisions by (a decrease
+ * a round trip, the standing RTT's window, the burst allowance's
+ * spacing): the QP's smoothed RTT, or once it sprays its longest live
+ * path's (irn_path_srtt_ns()), after which every path has answered a
+ * change of the window.  Timed by the QP's, which the short paths'
+ * samples make, a QP cut its window again before the long path could
+ * show the last cut, and took a burst's queue, which the long path's
+ * acknowledgments release all at once, for a standing one.
+ */
+static u64 cc_round_trip(struct irn_flow *f)
+{
+	lockdep_assert_held(&f->path_lock);
+	return max(READ_ONCE(f->srtt_ns), irn_path_srtt_ns(&f->paths));
+}
+
+/*
  * A sample as the delay controller reads it: on a QP that sprays, leveled
  * to its shortest path (irn_path_leveled_ns()), so that a longer path's
- * length is not taken for a queue.  Other QPs need nothing here: the
- * paths' base RTTs, which the path choice levels by too, are fed from
- * every sample by irn_path_on_news().
+ * length is not taken for a queue; *@rt_ns its round trip
+ * (cc_round_trip()).  Other QPs need nothing here: the paths' base RTTs,
+ * which the path choice levels by too, are fed from every sample by
+ * irn_path_on_news().
  */
-static u64 delay_sample(struct irn_flow *f, u64 rtt_ns, u32 path)
+static u64 delay_sample(struct irn_flow *f, u64 rtt_ns, u32 path, u64 *rt_ns)
 {
-	if (READ_ONCE(f->algo) != IRN_CC_DELAY || path >= f->paths.n ||
-	    f->paths.n <= 1)
+	*rt_ns = READ_ONCE(f->srtt_ns);
+	if (READ_ONCE(f->algo) != IRN_CC_DELAY || !READ_ONCE(f->sprayed))
 		return rtt_ns;
 	spin_lock_bh(&f->path_lock);
-	rtt_ns = irn_path_leveled_ns(&f->paths, path, rtt_ns, jiffies);
+	if (path < f->paths.n)
+		rtt_ns = irn_path_leveled_ns(&f->paths, path, rtt_ns,
+					     jiffies);
+	*rt_ns = cc_round_trip(f);
 	spin_unlock_bh(&f->path_lock);
 	return rtt_ns;
 }
@@ -443,12 +463,12 @@ static u64 delay_sample(struct irn_flow *f, u64 rtt_ns, u32 path)
  */
 void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns, u32 path)
 {
-	u64 decreases;
+	u64 decreases, rt_ns = 0;
 	u32 cwnd;
 
 	if (rtt_ns) {
 		rtt_sample(f, rtt_ns);
-		rtt_ns = delay_sample(f, rtt_ns, path);
+		rtt_ns = delay_sample(f, rtt_ns, path, &rt_ns);
 	} else if (!pkts) {
 		return;
 	}
@@ -459,7 +479,7 @@ void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns, u32 path)
 	decreases = f->delay.st.decreases;
 	if (rtt_ns)
 		irn_delay_on_ack(&f->delay.st, &f->delay.p, pkts, rtt_ns,
-				 f->srtt_ns, ktime_get_ns());
+				 rt_ns, ktime_get_ns());
 	if (rtt_ns && f->delay.st.decreases != decreases)
 		trace_irn_delay_cut(f->qpn, rtt_ns, f->delay.st.judged_ns,
 				    f->delay.st.base_ns,
@@ -473,8 +493,11 @@ void irn_flow_on_ack(struct irn_flow *f, u32 pkts, u64 rtt_ns, u32 path)
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_ack);
 
-/* A loss that is congestion: the delay controller's decrease. */
-static void delay_loss(struct irn_flow *f, const char *why)
+/*
+ * A loss that is congestion: the delay controller's decrease, at most
+ * one each @rt_ns (cc_round_trip()).
+ */
+static void delay_loss(struct irn_flow *f, const char *why, u64 rt_ns)
 {
 	u32 cwnd;
 
@@ -482,8 +505,7 @@ static void delay_loss(struct irn_flow *f, const char *why)
 		return;
 	spin_lock_bh(&f->cc_lock);
 	cwnd = f->delay.st.cwnd;
-	irn_delay_on_loss(&f->delay.st, &f->delay.p, f->srtt_ns,
-			  ktime_get_ns());
+	irn_delay_on_loss(&f->delay.st, &f->delay.p, rt_ns, ktime_get_ns());
 	cc_moved(f, why, 0, cwnd);
 	spin_unlock_bh(&f->cc_lock);
 }
@@ -503,7 +525,7 @@ static void delay_loss(struct irn_flow *f, const char *why)
 void irn_flow_on_loss(struct irn_flow *f)
 {
 	if (!READ_ONCE(f->sprayed))
-		delay_loss(f, "loss");
+		delay_loss(f, "loss", READ_ONCE(f->srtt_ns));
 	f->reo_grown = false;
 	if (++f->reo_calm < 16)
 		return;
@@ -878,6 +900,7 @@ void irn_flow_on_path_loss(struct irn_flow *f, u32 path, u32 seq,
 			      IRN_FLOW_SHARED_LOSS_NS);
 	u8 was[IRN_PATH_MAX];
 	bool local;
+	u64 rt_ns;
 
 	if (path >= f->paths.n || f->paths.n <= 1)
 		return;
@@ -886,9 +909,10 @@ void irn_flow_on_path_loss(struct irn_flow *f, u32 path, u32 seq,
 	irn_path_on_loss(&f->paths, path, seq, timeout, now_ns);
 	local = irn_path_loss_local(&f->paths, path, now_ns, window_ns);
 	paths_moved(f, was, timeout ? "timeout" : "loss");
+	rt_ns = cc_round_trip(f);
 	spin_unlock_bh(&f->path_lock);
 	if (!local)
-		delay_loss(f, timeout ? "path_timeout" : "path_loss");
+		delay_loss(f, timeout ? "path_timeout" : "path_loss", rt_ns);
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_on_path_loss);
 

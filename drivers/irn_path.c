@@ -485,6 +485,28 @@ void irn_path_on_news(struct irn_path_set *s, const struct irn_path_news *nw,
 EXPORT_SYMBOL_IF_KUNIT(irn_path_on_news);
 
 /**
+ * irn_path_srtt_ns() - the longest smoothed RTT of the live paths
+ * @s: path set
+ *
+ * A window spread over paths of different lengths has been answered in
+ * full, every path's share of it, after the longest path's round trip.
+ *
+ * Context: under the owner's lock.
+ * Return: the longest srtt of the paths not DOWN, 0 before any sample.
+ */
+u64 irn_path_srtt_ns(const struct irn_path_set *s)
+{
+	u64 srtt = 0;
+	u32 i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->p[i].state != IRN_PATH_DOWN)
+			srtt = max(srtt, s->p[i].srtt_ns);
+	return srtt;
+}
+EXPORT_SYMBOL_IF_KUNIT(irn_path_srtt_ns);
+
+/**
  * irn_path_window_ns() - how long packets of one path may trail another's
  * @s: path set
  *

@@ -175,6 +175,7 @@ void irn_path_on_news(struct irn_path_set *s, const struct irn_path_news *nw,
 bool irn_path_loss_local(const struct irn_path_set *s, u32 i, u64 now_ns,
 			 u64 window_ns);
 u64 irn_path_window_ns(const struct irn_path_set *s);
+u64 irn_path_srtt_ns(const struct irn_path_set *s);
 u64 irn_path_leveled_ns(struct irn_path_set *s, u32 i, u64 rtt_ns, u32 now);
 const char *irn_path_state_name(u32 state);
 

@@ -5,11 +5,13 @@
  */
 
 #include <kunit/test.h>
+#include <linux/delay.h>
 
 #include "irn_flow.h"
 #include "irn_kunit.h"
 #include "irn_path.h"
 #include "irn_psn.h"
+#include "irn_rtt.h"
 #include "irn_sb.h"
 
 #define MS	1000000ULL
@@ -745,6 +747,38 @@ static void irn_test_path_cc_lengths(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->delay.st.decreases, 1ULL);
 }
 
+/*
+ * A sprayed QP times its delay decisions by its longest path's round
+ * trip: with a 500 ms path beside a QP srtt of a few ms, a second queue
+ * 20 ms after the first cut is not cut again (the long path has not
+ * shown the first cut yet); the QP's srtt alone would allow it.  (20 ms
+ * of queue: over the burst allowance, eight targets at most.)
+ */
+static void irn_test_path_cc_round_trip(struct kunit *test)
+{
+	struct irn_flow *f = cc_flow(test, 2, true);
+
+	irn_rtt_update(&f->paths.p[1].srtt_ns, &f->paths.p[1].rttvar_ns,
+		       500 * MS);
+	irn_flow_on_ack(f, 1, MS, 0);
+	stand_alone(f);
+	irn_flow_on_ack(f, 1, 20 * MS, 0);
+	KUNIT_EXPECT_EQ(test, f->delay.st.decreases, 1ULL);
+	msleep(20);
+	stand_alone(f);
+	irn_flow_on_ack(f, 1, 20 * MS, 0);
+	KUNIT_EXPECT_EQ(test, f->delay.st.decreases, 1ULL);
+	/* the same without the long path's srtt: cut again */
+	f = cc_flow(test, 2, true);
+	irn_flow_on_ack(f, 1, MS, 0);
+	stand_alone(f);
+	irn_flow_on_ack(f, 1, 20 * MS, 0);
+	msleep(20);
+	stand_alone(f);
+	irn_flow_on_ack(f, 1, 20 * MS, 0);
+	KUNIT_EXPECT_EQ(test, f->delay.st.decreases, 2ULL);
+}
+
 static struct kunit_case irn_path_cases[] = {
 	KUNIT_CASE(irn_test_path_sport),
 	KUNIT_CASE(irn_test_path_spreads),
@@ -754,6 +788,7 @@ static struct kunit_case irn_path_cases[] = {
 	KUNIT_CASE(irn_test_path_ack_path),
 	KUNIT_CASE(irn_test_path_cc_loss),
 	KUNIT_CASE(irn_test_path_cc_lengths),
+	KUNIT_CASE(irn_test_path_cc_round_trip),
 	KUNIT_CASE(irn_test_path_suspect_then_down),
 	KUNIT_CASE(irn_test_path_clean_run),
 	KUNIT_CASE(irn_test_path_probe),
