@@ -339,8 +339,7 @@ static enum comp_state do_nak(struct irn_qp *qp, struct sk_buff *skb,
 
 	/* Everything before the NAKed PSN was received. */
 	if (irn_qp_irn_on(qp)) {
-		irn_comp_sack_acked_before(qp, pkt->psn, NULL,
-					   irn_comp_sack_ack_path(qp, skb));
+		irn_comp_sack_acked_before(qp, pkt->psn, NULL, IRN_PATH_NONE);
 	} else if (!ack_until(qp, irn_psn_add(pkt->psn, -1))) {
 		rewind(qp);
 		return COMP_DONE;

@@ -271,15 +271,8 @@ static void check_loss(struct irn_qp *qp, const char *why)
 	}
 }
 
-/**
- * irn_comp_sack_ack_path() - the path a response came back on
- * @qp: RC QP with IRN on
- * @skb: the response
- *
- * Context: the QP's completer.
- * Return: irn_flow_ack_path() of its UDP source port.
- */
-u32 irn_comp_sack_ack_path(struct irn_qp *qp, struct sk_buff *skb)
+/* The path an ACK came back on: irn_flow_ack_path() of its source port. */
+static u32 ack_path(struct irn_qp *qp, struct sk_buff *skb)
 {
 	u32 path = IRN_PATH_UNKNOWN;
 	struct irn_av *av;
@@ -298,8 +291,9 @@ u32 irn_comp_sack_ack_path(struct irn_qp *qp, struct sk_buff *skb)
  * @qp: RC QP with IRN on
  * @psn: the responder received every PSN before this one
  * @sv: the PSNs it received after, NULL for none
- * @ack_path: the path the response came back on
- *	      (irn_comp_sack_ack_path())
+ * @ack_path: the path the response came back on (irn_flow_ack_path());
+ *	      IRN_PATH_NONE for a NAK, which leaves from the base port
+ *	      whatever asked for it
  *
  * Everything before @psn was received: requests are processed in order.
  *
@@ -318,7 +312,8 @@ void irn_comp_sack_acked_before(struct irn_qp *qp, u32 psn,
 	irn_sb_ack_path(sb, ack_path);
 	timed = irn_sb_take_timed(sb, irn_psn_add(psn, -1),
 				  sv ? irn_psn_add(sv->base, 1) : 0,
-				  sv ? sv->bits : NULL, IRN_SACK_BITS);
+				  sv ? sv->bits : NULL, IRN_SACK_BITS,
+				  4 * ib_timeout_ns(qp));
 	/* Only the news is left to walk. */
 	if (sv)
 		irn_sb_drop_known(sb, irn_psn_add(sv->base, 1), sv->bits,
@@ -437,7 +432,7 @@ enum comp_state irn_comp_sack_ack(struct irn_qp *qp, struct sk_buff *skb,
 		irn_dev_count(qp->dev, IRN_CNT_SACK_RCVD);
 	}
 	irn_comp_sack_acked_before(qp, irn_psn_add(pkt->psn, 1), svp,
-				   irn_comp_sack_ack_path(qp, skb));
+				   ack_path(qp, skb));
 	check_loss(qp, "sack");
 	return COMP_DONE;
 }

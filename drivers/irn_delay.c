@@ -227,8 +227,10 @@ static void increase(struct irn_delay *d, const struct irn_delay_params *p,
  * @pkts: how many; 0 when the sample comes without news of packets,
  *	  which then only filters the base RTT and may shrink the window
  * @rtt_ns: an RTT sample, 0 for none (nothing changes then)
- * @srtt_ns: the smoothed RTT: the spacing of decreases and the standing
- *	     RTT's window
+ * @srtt_ns: the round trip: the spacing of decreases, the standing RTT's
+ *	     window and the burst allowance's packet spacing (the owner's
+ *	     smoothed RTT; a QP spraying over paths of different lengths
+ *	     gives its longest path's)
  * @now_ns: the time
  *
  * Context: under the owner's lock.
@@ -291,7 +293,7 @@ EXPORT_SYMBOL_IF_KUNIT(irn_delay_on_ack_unsampled);
  * irn_delay_on_loss() - the sender decided a packet was lost
  * @d: state
  * @p: parameters
- * @srtt_ns: the smoothed RTT, the spacing of decreases
+ * @srtt_ns: the round trip, the spacing of decreases (irn_delay_on_ack())
  * @now_ns: the time
  *
  * Context: under the owner's lock.

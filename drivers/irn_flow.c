@@ -292,13 +292,20 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_ack_every);
  * irn_flow_ask_ack() - should the packet about to leave ask for an ACK
  * @f: flow state
  * @must: it asks anyway (a message's last packet, a resend)
- * @nth: its place in its message, from 1
+ * @nth: its place in its message, from 1; for a sprayed packet its place
+ *	 on its path, from 1
+ * @path: the path it takes (irn_flow_path_pick()), IRN_PATH_NONE if it
+ *	  is not sprayed
  * @inflight: packets in flight once it left, itself included
  * @now_ns: the time
  *
  * The responder acknowledges only what asks for it (and what moves its
  * window).  Beside a message's last packet, a packet asks every
- * irn_flow_ack_every() packets of the message, when it fills the window,
+ * irn_flow_ack_every() packets of the message, or a sprayed one of its
+ * path (each path asks for ACKs that come back on it and measure it
+ * alone, irn_flow_ack_path(); path i's count starts i / paths of an
+ * interval on, so that paths taking turns do not ask together), when it
+ * fills the window,
  * on a paced QP when a quarter of srtt passed since the last one that
  * asked, and always under a window congestion control narrowed: such a
  * window can narrow behind packets that left at a wider one's interval,
@@ -309,12 +316,15 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_ack_every);
  * Context: the requester.
  * Return: true if the packet asks for an ACK.
  */
-bool irn_flow_ask_ack(struct irn_flow *f, bool must, u32 nth, u32 inflight,
-		      u64 now_ns)
+bool irn_flow_ask_ack(struct irn_flow *f, bool must, u32 nth, u32 path,
+		      u32 inflight, u64 now_ns)
 {
 	u64 srtt = READ_ONCE(f->srtt_ns);
+	u32 every = irn_flow_ack_every(f);
 
-	if (!must && nth % irn_flow_ack_every(f) &&
+	if (path < f->paths.n)
+		nth += path * every / f->paths.n;
+	if (!must && nth % every &&
 	    inflight < irn_flow_window(f) && !irn_flow_narrowed(f) &&
 	    (!READ_ONCE(f->next_ns) || !srtt ||
 	     now_ns - f->asked_ns < srtt / 4))
@@ -405,9 +415,9 @@ static void rtt_sample(struct irn_flow *f, u64 rtt_ns)
 /*
  * The round trip the delay controller times its decisions by (a decrease
  * a round trip, the standing RTT's window, the burst allowance's
- * spacing): the QP's smoothed RTT, or once it sprays its longest live
- * path's (irn_path_srtt_ns()), after which every path has answered a
- * change of the window.  Timed by the QP's, which the short paths'
+ * spacing): the QP's smoothed RTT, or once it sprays the longer of that
+ * and its longest live path's (irn_path_srtt_ns()), after which every
+ * path has answered a change of the window.  Timed by the QP's, which the short paths'
  * samples make, a QP cut its window again before the long path could
  * show the last cut, and took a burst's queue, which the long path's
  * acknowledgments release all at once, for a standing one.
@@ -709,6 +719,7 @@ void irn_flow_path_init(struct irn_flow *f, u32 n,
 {
 	spin_lock_init(&f->path_lock);
 	irn_path_set_init(&f->paths, n);
+	f->acks_by_path = false;
 	f->stats = stats;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_path_init);
@@ -726,6 +737,7 @@ void irn_flow_path_reset(struct irn_flow *f)
 	irn_path_set_init(&f->paths, f->paths.n);
 	spin_unlock_bh(&f->path_lock);
 	WRITE_ONCE(f->sprayed, false);
+	WRITE_ONCE(f->acks_by_path, false);
 }
 
 /**
@@ -780,23 +792,34 @@ EXPORT_SYMBOL_IF_KUNIT(irn_flow_reply_path);
  * @base: this QP's base source port, host order
  * @sport: the acknowledgment's UDP source port, host order
  *
- * An IRN responder answers from the port of the request that asked
- * (irn_flow_reply_path()), so an acknowledgment from path i's port
- * crossed the fabric on path i both ways: the round trip of path i's
- * packet that asked for it is path i's alone.  Packets of other paths it
- * acknowledges came one way on their path and back on this one: no
- * sample of either (irn_sb_sample()).
+ * An IRN responder that sprays too answers from the port of the request
+ * that asked (irn_flow_reply_path()), so an acknowledgment from path i's
+ * port crossed the fabric on path i both ways: the round trip of path
+ * i's packet that asked for it is path i's alone.  Packets of other
+ * paths it acknowledges came one way on their path and back on this one:
+ * no sample of either (irn_sb_sample()).  A responder of one path
+ * answers everything from the base port, which is path 0's too: the base
+ * port names path 0 only once an acknowledgment came from another
+ * path's port (@f->acks_by_path).
  *
- * Context: any.
- * Return: the path; IRN_PATH_UNKNOWN for a QP of one path, or a port
- * none of its paths has (a responder that does not answer so): every
+ * Context: the completer.
+ * Return: the path; IRN_PATH_UNKNOWN for a QP of one path, for a port
+ * none of its paths has (a responder that does not answer so), or for
+ * the base port before the responder showed it answers by path: every
  * packet's round trip then counts for its own path.
  */
-u32 irn_flow_ack_path(const struct irn_flow *f, u16 base, u16 sport)
+u32 irn_flow_ack_path(struct irn_flow *f, u16 base, u16 sport)
 {
+	u32 i;
+
 	if (f->paths.n <= 1)
 		return IRN_PATH_UNKNOWN;
-	return irn_path_of_sport(&f->paths, base, sport);
+	i = irn_path_of_sport(&f->paths, base, sport);
+	if (i && i != IRN_PATH_UNKNOWN && !f->acks_by_path)
+		WRITE_ONCE(f->acks_by_path, true);
+	if (!i && !f->acks_by_path)
+		return IRN_PATH_UNKNOWN;
+	return i;
 }
 EXPORT_SYMBOL_IF_KUNIT(irn_flow_ack_path);
 

@@ -740,7 +740,7 @@ static void fill_bth_fields(struct irn_qp *qp, const struct irn_swqe *w,
 	bth->ack_req = irn_qp_is_rc(qp) &&
 		       irn_flow_ask_ack(&qp->flow,
 					pkt->last || pos->resend_pkts, nth,
-					irn_qp_outstanding(qp) + 1, now);
+					path, irn_qp_outstanding(qp) + 1, now);
 }
 
 /* Bytes of the packet's headers, from the BTH, the IRN header included. */

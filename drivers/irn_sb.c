@@ -964,13 +964,17 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_start_recovery);
  * sent after them is acknowledged), their acknowledgments give no RTT
  * sample, and late ones are no evidence of reordering.  Until the rewind
  * sends each again (irn_sb_sent()) it has no send time, so that RACK
- * does not find it lost and resend it ahead of the rewind.
+ * does not find it lost and resend it ahead of the rewind.  No path
+ * times a packet across it (irn_sb_asked()): the timed one may be sent
+ * again, and the rewind may wait out an RNR timer first.
  *
  * Context: the requester, under the QP's scoreboard lock.
  */
 void irn_sb_rewound(struct irn_sb *sb, u32 from, u32 to)
 {
 	u32 p;
+
+	sb->timing = 0;
 
 	for (p = from; irn_psn_before(p, to); p = irn_psn_add(p, 1))
 		if (tracked(sb, p)) {
@@ -1208,7 +1212,8 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_sample);
  * The path times it unless it times another already: one packet a
  * round trip, as TCP timed one segment before timestamps.  A resend
  * asks too, but is never timed (Karn); a resend on the timed packet's
- * path ends the timing (irn_sb_mark_resent()).
+ * path ends the timing (irn_sb_mark_resent()), as a rewind ends every
+ * path's (irn_sb_rewound()).
  *
  * Context: the requester, under the QP's scoreboard lock, before the
  * packet leaves.
@@ -1231,18 +1236,23 @@ EXPORT_SYMBOL_IF_KUNIT(irn_sb_asked);
  * @psn: the PSN of bit 0 of @bits
  * @bits: PSNs after @cum it says were received, NULL for none
  * @nbits: bits in @bits
+ * @max_ns: the longest round trip to believe: the QP's longest timeout
  *
  * The acknowledgment came back on the path irn_sb_ack_path() named.  If
  * it names that path's timed packet, delivered or not before (a faster
- * path's acknowledgments often deliver it first), the packet's round
- * trip is the path's: its news gets the sample and the timing ends.
+ * path's acknowledgments often deliver it first), the timing ends, and
+ * the packet's round trip is the path's sample: its news gets it.  None
+ * if the packet was sent again meanwhile (Karn), or if the round trip is
+ * longer than @max_ns: then the packet's own acknowledgment was lost and
+ * this one answers a packet sent after an idle time or an outage of the
+ * path's way back.
  *
  * Context: the completer, under the QP's scoreboard lock, after
  * irn_sb_clock() and irn_sb_ack_path(), before irn_sb_drop_known().
  * Return: the round trip, or 0 if this acknowledgment gives none.
  */
 u64 irn_sb_take_timed(struct irn_sb *sb, u32 cum, u32 psn,
-		      const unsigned long *bits, u32 nbits)
+		      const unsigned long *bits, u32 nbits, u64 max_ns)
 {
 	u32 a = sb->ack_path, t, i;
 	u64 rtt;
@@ -1256,9 +1266,12 @@ u64 irn_sb_take_timed(struct irn_sb *sb, u32 cum, u32 psn,
 			return 0;
 	}
 	sb->timing &= ~BIT(a);
-	if (sb->timed_ns[a] >= sb->now_ns)
+	if (sb->timed_ns[a] >= sb->now_ns ||
+	    (tracked(sb, t) && test_bit(bit(sb, t), sb->rexmit)))
 		return 0;
 	rtt = sb->now_ns - sb->timed_ns[a];
+	if (rtt > max_ns)
+		return 0;
 	sb->news.rtt_ns[a] = rtt;
 	sb->news.any = true;
 	return rtt;

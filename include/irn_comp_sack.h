@@ -14,7 +14,6 @@ struct irn_qp;
 struct sack_view;
 struct sk_buff;
 
-u32 irn_comp_sack_ack_path(struct irn_qp *qp, struct sk_buff *skb);
 void irn_comp_sack_acked_before(struct irn_qp *qp, u32 psn,
 				struct sack_view *sv, u32 ack_path);
 enum comp_state irn_comp_sack_ack(struct irn_qp *qp, struct sk_buff *skb,

@@ -83,6 +83,9 @@ struct irn_counters;
  * @paths: the QP's path set; one path unless it sprays
  * @sprayed: the QP sent a packet on one of its paths: its losses reach
  *	     congestion control through their paths (irn_flow_on_path_loss())
+ * @acks_by_path: an acknowledgment came from a path's port other than the
+ *		  base port: the peer answers by path (irn_flow_ack_path()),
+ *		  the completer's alone
  * @stats: the device's counters, for the path counters; NULL for none
  */
 struct irn_flow {
@@ -112,6 +115,7 @@ struct irn_flow {
 	spinlock_t		path_lock;	/* see above */
 	struct irn_path_set	paths;
 	bool			sprayed;
+	bool			acks_by_path;
 	struct irn_counters __percpu *stats;
 };
 
@@ -136,8 +140,8 @@ void irn_flow_init(struct irn_flow *f, u32 cap);
 u32 irn_flow_window(const struct irn_flow *f);
 u32 irn_flow_ack_every(const struct irn_flow *f);
 bool irn_flow_narrowed(const struct irn_flow *f);
-bool irn_flow_ask_ack(struct irn_flow *f, bool must, u32 nth, u32 inflight,
-		      u64 now_ns);
+bool irn_flow_ask_ack(struct irn_flow *f, bool must, u32 nth, u32 path,
+		      u32 inflight, u64 now_ns);
 bool irn_flow_window_open(const struct irn_flow *f, u32 pipe, u32 span,
 			  u32 span_max);
 ktime_t irn_flow_next_send(const struct irn_flow *f);
@@ -169,7 +173,7 @@ void irn_flow_path_init(struct irn_flow *f, u32 n,
 void irn_flow_path_reset(struct irn_flow *f);
 u32 irn_flow_paths(const struct irn_flow *f);
 u32 irn_flow_reply_path(const struct irn_flow *f, u16 base, u16 sport);
-u32 irn_flow_ack_path(const struct irn_flow *f, u16 base, u16 sport);
+u32 irn_flow_ack_path(struct irn_flow *f, u16 base, u16 sport);
 u32 irn_flow_path_pick(struct irn_flow *f, bool spray, u32 avoid, u64 now_ns,
 		       u32 *seq);
 void irn_flow_on_path_loss(struct irn_flow *f, u32 path, u32 seq,

@@ -197,7 +197,7 @@ void irn_sb_ack_path(struct irn_sb *sb, u32 path);
 u64 irn_sb_sample(const struct irn_sb *sb, u32 psn, u32 *path);
 void irn_sb_asked(struct irn_sb *sb, u32 psn, u32 path, u64 now_ns);
 u64 irn_sb_take_timed(struct irn_sb *sb, u32 cum, u32 psn,
-		      const unsigned long *bits, u32 nbits);
+		      const unsigned long *bits, u32 nbits, u64 max_ns);
 void irn_sb_overtaken(struct irn_sb *sb, u32 from, u32 to, u64 now_ns);
 int irn_sb_paths_init(struct irn_sb *sb, u32 n, gfp_t gfp);
 void irn_sb_sent_path(struct irn_sb *sb, u32 psn, u32 path, u32 seq);

@@ -440,7 +440,8 @@ static void irn_test_flow_ack_every(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, irn_flow_window(&f), 1U);
 	KUNIT_EXPECT_TRUE(test, irn_flow_narrowed(&f));
 	KUNIT_EXPECT_EQ(test, irn_flow_ack_every(&f), 1U);
-	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 1, 1, 0));
+	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 1, IRN_PATH_NONE,
+						 1, 0));
 
 	/*
 	 * Under a narrowed window every packet asks, whatever its place:
@@ -448,15 +449,18 @@ static void irn_test_flow_ack_every(struct kunit *test)
 	 */
 	f.delay.st.cwnd = 5 * IRN_DELAY_ONE;
 	KUNIT_ASSERT_EQ(test, irn_flow_ack_every(&f), 2U);
-	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 3, 1, 0));
+	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 3, IRN_PATH_NONE,
+						 1, 0));
 
 	/*
 	 * Under the cap alone (10: an interval of 5), the third packet of a
 	 * message asks only if it fills the window.
 	 */
 	irn_flow_init(&f, 10);
-	KUNIT_EXPECT_FALSE(test, irn_flow_ask_ack(&f, false, 3, 9, 0));
-	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 3, 10, 0));
+	KUNIT_EXPECT_FALSE(test, irn_flow_ask_ack(&f, false, 3, IRN_PATH_NONE,
+						  9, 0));
+	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 3, IRN_PATH_NONE,
+						 10, 0));
 }
 
 /*
@@ -472,9 +476,12 @@ static void irn_test_flow_ask_ack_paced(struct kunit *test)
 
 	irn_flow_init(&f, IRN_FLOW_DEFAULT_CAP);
 	irn_flow_on_ack(&f, 1, 1000 * us, IRN_PATH_NONE);
-	KUNIT_EXPECT_FALSE(test, irn_flow_ask_ack(&f, false, 1, 1, 300 * us));
-	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, true, 2, 1, 310 * us));
-	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 32, 1, 320 * us));
+	KUNIT_EXPECT_FALSE(test, irn_flow_ask_ack(&f, false, 1, IRN_PATH_NONE,
+						  1, 300 * us));
+	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, true, 2, IRN_PATH_NONE,
+						 1, 310 * us));
+	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 32, IRN_PATH_NONE,
+						 1, 320 * us));
 
 	irn_flow_init(&f, IRN_FLOW_DEFAULT_CAP);
 	irn_cc_config_default(&cfg, IRN_CC_DCQCN);
@@ -482,11 +489,16 @@ static void irn_test_flow_ask_ack_paced(struct kunit *test)
 	irn_flow_on_ack(&f, 1, 1000 * us, IRN_PATH_NONE);
 	irn_flow_on_sent(&f, 1000, 0);
 	KUNIT_ASSERT_NE(test, f.next_ns, 0ULL);
-	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 1, 1, 300 * us));
-	KUNIT_EXPECT_FALSE(test, irn_flow_ask_ack(&f, false, 2, 1, 400 * us));
-	KUNIT_EXPECT_FALSE(test, irn_flow_ask_ack(&f, false, 3, 1, 540 * us));
-	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 4, 1, 560 * us));
-	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 32, 1, 570 * us));
+	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 1, IRN_PATH_NONE,
+						 1, 300 * us));
+	KUNIT_EXPECT_FALSE(test, irn_flow_ask_ack(&f, false, 2, IRN_PATH_NONE,
+						  1, 400 * us));
+	KUNIT_EXPECT_FALSE(test, irn_flow_ask_ack(&f, false, 3, IRN_PATH_NONE,
+						  1, 540 * us));
+	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 4, IRN_PATH_NONE,
+						 1, 560 * us));
+	KUNIT_EXPECT_TRUE(test, irn_flow_ask_ack(&f, false, 32, IRN_PATH_NONE,
+						 1, 570 * us));
 }
 
 /* Without congestion control nothing is paced or narrowed. */

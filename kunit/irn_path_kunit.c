@@ -371,35 +371,56 @@ static void irn_test_path_sb_ack_path(struct kunit *test)
  * A path times one packet that asked for an acknowledgment at a time.
  * Path 1's PSN 101 (sent at 2) asked; path 0's acknowledgment delivers
  * it first, which times nothing; path 1's, naming it in its selective
- * bits though it is no news, times it: 48, once.  A resend of a packet
- * of the path ends its timing.
+ * bits though it is no news, times it: 48, once.  The bits are numbered
+ * as the completer passes them: bit i is PSN @cum + 2 + i (the SACK's
+ * base, @cum + 1, is never named).  A resend of a packet of the path, a
+ * rewind, or a round trip over the ceiling ends a timing with no sample.
  */
 static void irn_test_path_sb_timed(struct kunit *test)
 {
 	struct irn_sb *sb = two_paths(test, 8);
-	unsigned long bits[1] = { BIT(1) };	/* bit i is PSN 100 + i */
+	unsigned long bits[1] = { BIT(0) };	/* PSN 99 + 2 */
 	struct irn_path_news nw;
 
 	irn_sb_asked(sb, 101, 1, 2);
 	irn_sb_asked(sb, 103, 1, 4);		/* path 1 is timing 101 */
+	irn_sb_asked(sb, 100, 0, 1);
 	irn_sb_ack_path(sb, 0);
-	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 101, 102, NULL, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 99, 101, bits, 64, MS),
+			0ULL);
 	irn_sb_mark(sb, 101);
 	irn_sb_take_path_news(sb, &nw);
 	KUNIT_EXPECT_EQ(test, nw.rtt_ns[1], 0ULL);
 	irn_sb_ack_path(sb, 1);
-	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 99, 100, bits, 64), 48ULL);
+	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 99, 101, bits, 64, MS),
+			48ULL);
 	irn_sb_take_path_news(sb, &nw);
 	KUNIT_EXPECT_EQ(test, nw.rtt_ns[1], 48ULL);
-	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 101, 102, NULL, 0), 0ULL);
-	/* not named: still timing */
+	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 101, 103, NULL, 0, MS),
+			0ULL);
+	/* not named: still timing; named cumulatively */
 	irn_sb_asked(sb, 103, 1, 4);
-	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 102, 103, NULL, 0), 0ULL);
-	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 103, 104, NULL, 0), 46ULL);
-	/* a resend on the path ends it */
+	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 102, 104, NULL, 0, MS),
+			0ULL);
+	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 103, 105, NULL, 0, MS),
+			46ULL);
+	/* path 0 still times 100: over the ceiling, no sample, and done */
+	irn_sb_ack_path(sb, 0);
+	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 100, 102, NULL, 0, 40),
+			0ULL);
+	irn_sb_asked(sb, 102, 0, 3);
+	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 102, 104, NULL, 0, MS),
+			47ULL);
+	/* a resend on the path ends it; so does a rewind */
+	irn_sb_ack_path(sb, 1);
 	irn_sb_asked(sb, 105, 1, 6);
 	irn_sb_mark_resent(sb, 107, 1);
-	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 107, 108, NULL, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 107, 109, NULL, 0, MS),
+			0ULL);
+	irn_sb_asked(sb, 105, 1, 6);
+	irn_sb_rewound(sb, 104, 106);
+	KUNIT_EXPECT_EQ(test, irn_sb_take_timed(sb, 107, 109, NULL, 0, MS),
+			0ULL);
 	irn_sb_free(sb);
 }
 
@@ -616,8 +637,10 @@ static void irn_test_path_reply(struct kunit *test)
 
 /*
  * The requester tells an acknowledgment's path by its port: any of its
- * paths', the base port being path 0's.  With one path, or from a port
- * none of its paths has, it cannot tell.
+ * paths', the base port being path 0's once an acknowledgment came from
+ * another path's (before, it may be a responder of one path's only
+ * port).  With one path, or from a port none of its paths has, it cannot
+ * tell.
  */
 static void irn_test_path_ack_path(struct kunit *test)
 {
@@ -630,6 +653,12 @@ static void irn_test_path_ack_path(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, irn_flow_ack_path(f, 0xc000, 0xc000),
 			IRN_PATH_UNKNOWN);
 	irn_flow_path_init(f, 4, NULL);
+	/* the base port: path 0's, or a responder of one path's? */
+	KUNIT_EXPECT_EQ(test, irn_flow_ack_path(f, 0xc000, 0xc000),
+			IRN_PATH_UNKNOWN);
+	KUNIT_EXPECT_EQ(test,
+			irn_flow_ack_path(f, 0xc000, irn_path_sport(0xc000, 3)),
+			3U);
 	for (base = 0xc000; base <= 0xffff; base += 0x100) {
 		KUNIT_EXPECT_EQ(test, irn_flow_ack_path(f, base, base), 0U);
 		for (i = 0; i < 4; i++)
@@ -642,6 +671,32 @@ static void irn_test_path_ack_path(struct kunit *test)
 						  irn_path_sport(base, 4)),
 				IRN_PATH_UNKNOWN);
 	}
+}
+
+/*
+ * Each path asks for its own ACKs, every irn_flow_ack_every() of its
+ * packets (8 under a cap of 16), its count starting half an interval on
+ * for the second of two paths: over 32 packets taking turns, each path
+ * asks twice, and no two asks are next to each other.
+ */
+static void irn_test_path_ask_ack(struct kunit *test)
+{
+	struct irn_flow *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	u32 asks[2] = {}, j, last = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	irn_flow_init(f, 16);
+	irn_flow_path_init(f, 2, NULL);
+	KUNIT_ASSERT_EQ(test, irn_flow_ack_every(f), 8U);
+	for (j = 1; j <= 32; j++) {
+		if (!irn_flow_ask_ack(f, false, (j + 1) / 2, j % 2, 1, 0))
+			continue;
+		asks[j % 2]++;
+		KUNIT_EXPECT_GT(test, j - last, 1U);
+		last = j;
+	}
+	KUNIT_EXPECT_EQ(test, asks[0], 2U);
+	KUNIT_EXPECT_EQ(test, asks[1], 2U);
 }
 
 /*
@@ -786,6 +841,7 @@ static struct kunit_case irn_path_cases[] = {
 	KUNIT_CASE(irn_test_path_one),
 	KUNIT_CASE(irn_test_path_reply),
 	KUNIT_CASE(irn_test_path_ack_path),
+	KUNIT_CASE(irn_test_path_ask_ack),
 	KUNIT_CASE(irn_test_path_cc_loss),
 	KUNIT_CASE(irn_test_path_cc_lengths),
 	KUNIT_CASE(irn_test_path_cc_round_trip),
